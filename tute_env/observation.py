@@ -17,9 +17,11 @@ vector is those pieces concatenated. Seats are relative to the observer (0 = the
 | cantes | n x 4 | suits sung, by relative seat |
 | card_points | sides | card points taken so far, by relative side (0..120) |
 | cante_points | sides | points sung so far, by relative side (0..100) |
+| last_won | sides | 1 + index of the last trick each relative side won, 0 if none (R9 tie rule) |
 | tricks_played | 1 | completed tricks |
 | stock_size | 1 | cards left to draw (the turned card included when it will be drawn) |
 | strict_rules | 1 | 1 when the R5 duties are in force for the next play |
+| exchanged | 1 | 1 once the turned trump has been exchanged this hand (R7) |
 | decision | 3 | one-hot decision kind of the observer when it is to act: lead, follow, declare |
 | trick_leader | n | one-hot relative seat that leads the trick in progress (or leads next) |
 | trick_winner | n | one-hot relative seat winning the trick in progress (none before the lead) |
@@ -82,9 +84,11 @@ def observation_layout(rules: Rules) -> Layout:
             ("cantes", n * 4),
             ("card_points", sides),
             ("cante_points", sides),
+            ("last_won", sides),
             ("tricks_played", 1),
             ("stock_size", 1),
             ("strict_rules", 1),
+            ("exchanged", 1),
             ("decision", 3),
             ("trick_leader", n),
             ("trick_winner", n),
@@ -105,6 +109,7 @@ def observation_scale(rules: Rules) -> np.ndarray:
     sl = layout.slices
     scale[sl["card_points"]] = 1 / 120
     scale[sl["cante_points"]] = 1 / 100
+    scale[sl["last_won"]] = 1 / rules.num_tricks
     scale[sl["tricks_played"]] = 1 / rules.num_tricks
     scale[sl["stock_size"]] = 1 / NUM_CARDS
     return scale
@@ -168,9 +173,11 @@ def _encode(rules: Rules, s: State, players, perfect: bool) -> np.ndarray:
         cantes,
         s.card_points[lanes, rel_sides].astype(np.int8),
         s.cante_points[lanes, rel_sides].astype(np.int8),
+        s.last_won[lanes, rel_sides] + 1,
         s.tricks_played[:, None],
         s.to_draw[:, None],
         strict[:, None].astype(np.int8),
+        s.exchanged[:, None].astype(np.int8),
         # Only the observer's own decision: whether another seat has a declaration turn depends
         # on its hidden cards (R8), and the observation must not carry that.
         _one_hot(np.where(s.current == players, s.decision, -1).astype(np.intp), 3),

@@ -1,0 +1,81 @@
+"""The agent interface, the agent registry and the uniformly random agent."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import numpy as np
+
+from tute_env.rules import Rules
+
+
+class Agent:
+    """A player. It sees only its own information set: the observation vectors of
+    :mod:`tute_env.observation` and the legal action masks.
+
+    Subclasses implement :meth:`act_batch`; :meth:`act` serves a single PettingZoo observation.
+    """
+
+    name = "agent"
+
+    def __init__(self, rules: Rules, seed: int = 0):
+        self.rules = rules
+        self.rng = np.random.default_rng(seed)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(B,) int64 actions for (B, obs_size) int8 observations and (B, 47) masks; each action
+        is legal in its row's mask."""
+        raise NotImplementedError
+
+    def act(self, observation: dict) -> int:
+        """One action for a PettingZoo observation ``{"observation", "action_mask"}``."""
+        obs = np.asarray(observation["observation"])[None]
+        mask = np.asarray(observation["action_mask"]).astype(bool)[None]
+        return int(self.act_batch(obs, mask)[0])
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row of a (B, 47) mask."""
+    return np.argmax(rng.random(masks.shape) * masks, axis=1)
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def act_batch(self, observations, masks):
+        return random_legal(np.asarray(masks, dtype=bool), self.rng)
+
+
+# name -> "module:Class" (imported on first use, so that e.g. torch loads only for trained agents)
+_REGISTRY = {
+    "random": "agents.base:RandomAgent",
+    "greedy": "agents.greedy:GreedyAgent",
+    "heuristic": "agents.heuristic:HeuristicAgent",
+    "pimc": "agents.pimc:PIMCAgent",
+    "ppo": "agents.ppo:PPOAgent",
+}
+
+
+def agent_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def make_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:
+    """An agent from its name: ``random``, ``greedy``, ``heuristic``, ``pimc`` or ``pimc:N``
+    (N samples), ``ppo`` (the shipped agent of this preset), or a path to a checkpoint file."""
+    name, _, arg = spec.partition(":")
+    if name in _REGISTRY:
+        module, cls = _REGISTRY[name].split(":")
+        agent_cls = getattr(importlib.import_module(module), cls)
+        return agent_cls.from_spec(arg, rules, seed) if arg else agent_cls(rules, seed=seed)
+    if Path(spec).suffix in (".pt", ".pth") or Path(spec).exists():
+        from .ppo import PPOAgent
+
+        return PPOAgent.from_checkpoint(spec, rules, seed=seed)
+    raise ValueError(f"unknown agent {spec!r}: expected one of {agent_names()}, 'pimc:N', or a checkpoint path")
