@@ -230,3 +230,17 @@ def test_scripted_scenario_partnership_first_trick():
     game.step(state, [card_id("5o")])
     legal = np.flatnonzero(game.legal_action_mask(state)[0])
     assert sorted(legal) == [card_id("3o")]  # holds 3o and 4o; only 3o beats 5o
+
+
+def test_inactive_lanes_do_not_step():
+    game = Game("two_player")
+    state = game.random_state(0, 6)
+    before = state.copy()
+    actions = random_actions(game.legal_action_mask(state), np.random.default_rng(0))
+    active = np.array([True, False, True, False, False, True])
+    game.step(state, actions, active=active)
+    for name in before.__dataclass_fields__:
+        same = getattr(before, name) == getattr(state, name)
+        same = same.reshape(len(active), -1).all(axis=1)
+        assert same[~active].all(), name
+    assert (state.current[active] != before.current[active]).all() or (state.decision[active] == 0).any()

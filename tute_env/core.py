@@ -430,11 +430,12 @@ class Game:
     # ------------------------------------------------------------------------------------------
     # Stepping
     # ------------------------------------------------------------------------------------------
-    def step(self, state: State, actions) -> State:
+    def step(self, state: State, actions, active=None) -> State:
         """Apply one action per game for its seat to act, in place; returns ``state``.
 
-        Finished games are left as they are (their action is ignored). An illegal or
-        out-of-range action for a running game raises ``ValueError`` before anything changes.
+        Finished games, and games where the optional (B,) bool ``active`` is False, are left as
+        they are (their action is ignored). An illegal or out-of-range action for a game that
+        steps raises ``ValueError`` before anything changes.
         """
         s = state
         actions = np.asarray(actions)
@@ -443,6 +444,8 @@ class Game:
         if not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
         running = ~s.done
+        if active is not None:
+            running &= np.asarray(active, dtype=bool)
         out_of_range = running & ((actions < 0) | (actions >= NUM_ACTIONS))
         if out_of_range.any():
             lane = int(np.flatnonzero(out_of_range)[0])

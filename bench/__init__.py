@@ -1,0 +1,1 @@
+"""Benchmarks. Each module measures one thing and can write its figures into docs/."""

@@ -1,0 +1,51 @@
+"""Shared helpers for benchmarks: machine description, medians, pinning."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import time
+
+
+def machine() -> str:
+    """CPU model, core count and Python/numpy versions, for the record."""
+    model = platform.processor() or "unknown CPU"
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+        model = next(line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("Model name"))
+    except (OSError, subprocess.CalledProcessError, StopIteration):
+        pass
+    import numpy
+
+    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy {numpy.__version__}"
+
+
+def today() -> str:
+    return datetime.date.today().isoformat()
+
+
+def pin_to_core(core: int = 0) -> bool:
+    """Pin this process to one core (like ``taskset -c``); False where not supported."""
+    try:
+        os.sched_setaffinity(0, {core})
+        return True
+    except (AttributeError, OSError):
+        return False
+
+
+def median_rate(run, repeats: int = 5) -> float:
+    """Median over ``repeats`` of ``count / seconds`` where ``run()`` returns (count, seconds)."""
+    rates = []
+    for _ in range(repeats):
+        count, seconds = run()
+        rates.append(count / seconds)
+    return statistics.median(rates)
+
+
+def timed(fn, *args):
+    start = time.perf_counter()
+    out = fn(*args)
+    return out, time.perf_counter() - start
