@@ -243,4 +243,5 @@ def test_inactive_lanes_do_not_step():
         same = getattr(before, name) == getattr(state, name)
         same = same.reshape(len(active), -1).all(axis=1)
         assert same[~active].all(), name
-    assert (state.current[active] != before.current[active]).all() or (state.decision[active] == 0).any()
+    # A card play or an exchange changes the acting seat's hand in every lane that stepped.
+    assert (state.hands[active] != before.hands[active]).any(axis=1).all()
