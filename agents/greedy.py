@@ -1,0 +1,130 @@
+"""The greedy bot (level "easy") and the vectorised card tables the rule-based bots share.
+
+:class:`GreedyAgent` is a one-ply player. Per decision, in this order:
+
+1. declares Tute when it may (R8b);
+2. exchanges the 7 (or 2) of trumps for the turned card when that brings a stronger trump (R7);
+3. sings its best cante: the 40 in trumps if it may, else a 20 (R8); passes a declaration turn
+   with nothing to sing;
+4. plays a card:
+
+   * following a trick that *holds points* (card points on the table, or the last trick with
+     its +10) which an opponent is winning: takes it with its cheapest winning card;
+   * otherwise (leading, an empty trick, the partner already winning, or no card wins): throws
+     its least valuable legal card.
+
+"Cheapest" and "least valuable" use one order: any non-trump before any trump, then by
+strength (A 3 R C S 7 6 5 4 2, which also orders the points). It looks at nothing but the trick
+on the table: no card counting, no thought of later players.
+
+It reads only the observation vector and the legal mask, and is vectorised over the batch
+(evaluation runs thousands of games at once).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tute_env.cards import (
+    CARD_POINTS,
+    CARD_STRENGTH,
+    CARD_SUIT,
+    EXCHANGE,
+    NUM_CARDS,
+    PASS,
+    SEVEN,
+    SING_BASE,
+    TUTE,
+)
+from tute_env.observation import observation_layout
+from tute_env.rules import Rules
+
+from .base import Agent
+
+_CARDS = np.arange(NUM_CARDS)
+#: ``IS_TRUMP[t, c]``: card c is of suit t.
+IS_TRUMP = CARD_SUIT[None, :] == np.arange(4)[:, None]
+#: ``VALUE_KEY[t, c]``: how much card c is worth keeping with trump suit t (non-trumps first,
+#: then by strength): the order of "cheapest" and "least valuable".
+VALUE_KEY = (IS_TRUMP * 20 + CARD_STRENGTH[None, :]).astype(np.int16)
+#: ``BEATS[t, b, c]``: card c beats card b (b winning the trick so far) with trump suit t.
+BEATS = (
+    ((CARD_SUIT[None, :] == CARD_SUIT[:, None]) & (CARD_STRENGTH[None, :] > CARD_STRENGTH[:, None]))[None]
+    | (IS_TRUMP[:, None, :] & ~IS_TRUMP[:, :, None])
+)
+_POINTS_F = CARD_POINTS.astype(np.float32)
+_NO_CARD = np.int16(1000)
+
+
+def declaration_actions(masks: np.ndarray, trump: np.ndarray, turned_card: np.ndarray, rules: Rules) -> np.ndarray:
+    """(B,) the declaration or exchange to make first, -1 where none: Tute, else the exchange
+    when it brings a stronger trump, else the best cante (40 before 20), else pass on a
+    declaration turn."""
+    b = len(masks)
+    lanes = np.arange(b)
+    out = np.full(b, -1, np.int64)
+    sing = masks[:, SING_BASE:TUTE]
+    sing_suit = np.where(sing[lanes, trump], trump, sing.argmax(axis=1))
+    out[sing.any(axis=1)] = SING_BASE + sing_suit[sing.any(axis=1)]
+    # The exchange gives up the 7 of trumps (or, after_win, the 2 for a turned 4..7): worth it
+    # when the turned card is stronger. Before singing: the turned card may complete a pair.
+    # (after_win only allows exchanges that bring a stronger card.)
+    better = CARD_STRENGTH[np.maximum(turned_card, 0)] > CARD_STRENGTH[SEVEN]
+    if rules.exchange == "after_win":
+        better = np.ones(b, bool)
+    out[masks[:, EXCHANGE] & better] = EXCHANGE
+    out[masks[:, TUTE]] = TUTE
+    out[(out < 0) & masks[:, PASS]] = PASS
+    return out
+
+
+def least_valuable(cards: np.ndarray, trump: np.ndarray) -> np.ndarray:
+    """(B,) the least valuable card of each row of a (B, 40) bool set (non-trump, weakest)."""
+    return np.where(cards, VALUE_KEY[trump], _NO_CARD).argmin(axis=1)
+
+
+class GreedyAgent(Agent):
+    """One-ply: takes a trick cheaply when it holds points, else throws its least valuable card;
+    always declares Tute and sings its best cante (see the module docstring)."""
+
+    name = "greedy"
+
+    def __init__(self, rules: Rules, seed: int = 0):
+        super().__init__(rules, seed)
+        sl = observation_layout(rules).slices
+        self._trump = sl["trump_suit"]
+        self._shown = sl["shown_card"]
+        self._trick = sl["trick"]
+        self._tricks_played = sl["tricks_played"].start
+        self._winner = sl["trick_winner"]
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        obs = np.asarray(observations)
+        masks = np.asarray(masks, dtype=bool)
+        r = self.rules
+        n, b = r.num_players, len(obs)
+        lanes = np.arange(b)
+        trump = obs[:, self._trump].argmax(axis=1)
+        shown = obs[:, self._shown]
+        turned = np.where(shown.any(axis=1), shown.argmax(axis=1), -1)
+        actions = declaration_actions(masks, trump, turned, r)
+
+        legal = masks[:, :NUM_CARDS]
+        todo = (actions < 0) & legal.any(axis=1)
+        key = VALUE_KEY[trump]
+        cheapest = np.where(legal, key, _NO_CARD).argmin(axis=1)
+
+        trick = obs[:, self._trick].reshape(b, n, NUM_CARDS)
+        winner_one_hot = obs[:, self._winner]
+        following = winner_one_hot.any(axis=1)
+        winner = winner_one_hot.argmax(axis=1)
+        best = trick[lanes, winner].argmax(axis=1)
+        on_table = trick.any(axis=1).astype(np.float32)
+        points = on_table @ _POINTS_F
+        last = obs[:, self._tricks_played] == r.num_tricks - 1
+        opponent_winning = ~(r.partnerships & (winner == 2))
+        winners = legal & BEATS[trump, best]
+        take = todo & following & opponent_winning & ((points > 0) | last) & winners.any(axis=1)
+        cheap_win = np.where(winners, key, _NO_CARD).argmin(axis=1)
+        actions = np.where(todo, np.where(take, cheap_win, cheapest), actions)
+        return actions.astype(np.int64)

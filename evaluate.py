@@ -1,0 +1,584 @@
+"""Measure bot strength with duplicate deals: library functions and a command line.
+
+    python evaluate.py greedy heuristic --preset partnership --deals 2000
+    python evaluate.py greedy heuristic --set must_beat_partner=false --json out.json --csv out.csv
+    python evaluate.py --round-robin random greedy heuristic --deals 2000 --plot table.png
+    python evaluate.py --teams heuristic greedy greedy greedy      # heuristic+greedy vs greedy+greedy
+
+Agents are named by strings (``random``, ``greedy``, ``heuristic``, ``pimc``, ``pimc:128``, a
+checkpoint path; see :func:`agents.make_agent`) or passed as :class:`agents.Agent` objects.
+
+Method
+------
+* **Deals from seeds.** Deal ``i`` of a deal set is drawn from seed ``seed_start + i``, so a deal
+  set is reproducible and a prefix of a bigger one. The default, :data:`HELD_OUT_SEED_START`, is
+  a held-out range: training must draw its deals from seeds below :data:`TRAINING_SEED_LIMIT`.
+* **Duplicate play.** Every deal is played once per *seating*: with two sides (the partnership
+  game, two players) A takes side 0 and then side 1 (partnership: seats 0+2, then 1+3); with three
+  players A takes every non-empty proper subset of the seats (one seat against two B's, three
+  ways, and two seats against one B, three ways), so self-play scores 0.5 and A's score
+  against B is 1 minus B's against A. The cards each seat gets do not change between seatings,
+  so the luck of the deal cancels.
+* **Win rate.** A's score on a deal is the mean over its seatings of 1 (A's side won the hand) or
+  0; the win rate is the mean over deals, and its 95% confidence interval is
+  ``mean +- 1.96 * sd / sqrt(D)`` over the D deal scores (the deal is the independent unit).
+* Also reported: mean point difference per hand (mean hand total of A's sides minus that of B's,
+  with its CI), games credited per hand to each (R9), hands played, and speed.
+* **One batch.** All games of a deal set (deals x seatings) run as one batch on the numpy core;
+  each agent's ``act_batch`` is called on the lanes where one of its seats is to act.
+* **Round robin.** Every pair of a set of agents on the same deals, a win-rate table, and
+  OpenSkill (Plackett-Luce) ratings updated once per duplicate deal (a win, a draw when the
+  seatings split evenly, or a loss), the pairings' deals interleaved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import datetime
+import itertools
+import json
+import math
+import sys
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent, make_agent
+from tute_env.core import Game, State
+from tute_env.deal import Deals, random_deals
+from tute_env.observation import encode_observation
+from tute_env.rules import PRESETS, Rules, make_rules, option_names
+
+#: Training draws its deals from seeds below this; evaluation defaults to seeds from here on.
+TRAINING_SEED_LIMIT = 10**9
+#: First seed of the default (held-out) evaluation deal set.
+HELD_OUT_SEED_START = TRAINING_SEED_LIMIT
+#: Deals per batch on the core (the lanes are deals x seatings).
+DEFAULT_BATCH_DEALS = 4096
+Z95 = 1.959963984540054
+
+
+# ----------------------------------------------------------------------------------------------
+# Deals and seatings
+# ----------------------------------------------------------------------------------------------
+def deal_set(rules: Rules, num_deals: int, seed_start: int = HELD_OUT_SEED_START) -> Deals:
+    """Deals ``seed_start .. seed_start + num_deals - 1``, deal i from its own seed (random dealer)."""
+    if num_deals < 1:
+        raise ValueError(f"num_deals must be at least 1, got {num_deals}")
+    parts = [random_deals(rules, np.random.default_rng(seed_start + i), 1) for i in range(num_deals)]
+    return Deals(
+        dealer=np.concatenate([d.dealer for d in parts]),
+        hands=np.concatenate([d.hands for d in parts]),
+        trump_card=np.concatenate([d.trump_card for d in parts]),
+        stock=np.concatenate([d.stock for d in parts]),
+    )
+
+
+def pairing_seatings(rules: Rules) -> np.ndarray:
+    """(S, n) int: team (0 = A, 1 = B) of each seat in each seating of a duplicate pairing."""
+    n = rules.num_players
+    if rules.partnerships:
+        return np.array([[0, 1, 0, 1], [1, 0, 1, 0]])
+    rows = [[0 if seat in subset else 1 for seat in range(n)]
+            for k in range(1, n) for subset in itertools.combinations(range(n), k)]
+    return np.array(rows)
+
+
+def _seat_team_per_side(rules: Rules, seat_team: np.ndarray) -> np.ndarray:
+    """(S, sides) team of each scoring side (side x's first seat is seat x)."""
+    return seat_team[:, : rules.num_sides]
+
+
+# ----------------------------------------------------------------------------------------------
+# Results
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class PairingResult:
+    """A against B on a duplicate deal set. Rates and differences are from A's point of view."""
+
+    agent_a: str
+    agent_b: str
+    rules: dict
+    num_deals: int
+    seed_start: int
+    seatings: int
+    """Seatings per deal (2 with two sides, 6 with three players)."""
+    hands: int
+    """Hands played: deals x seatings."""
+    win_rate: float
+    """Mean over deals of A's mean win (0/1) over the seatings."""
+    ci_low: float
+    ci_high: float
+    mean_point_diff: float
+    """Per hand: mean total of A's side(s) minus mean total of B's."""
+    point_diff_ci: float
+    """Half width of the 95% CI of ``mean_point_diff`` (over deals)."""
+    games_a: float
+    """Games credited to A per hand (R9: 1, 2 over 100, Tute...)."""
+    games_b: float
+    seconds: float
+    deal_scores: np.ndarray = field(repr=False, default=None)
+    """(D,) A's score on each deal."""
+    deal_point_diffs: np.ndarray = field(repr=False, default=None)
+
+    @property
+    def ci_half_width(self) -> float:
+        return (self.ci_high - self.ci_low) / 2
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.hands / self.seconds if self.seconds > 0 else float("inf")
+
+    def significant(self) -> bool:
+        """The 95% CI excludes 0.5."""
+        return self.ci_low > 0.5 or self.ci_high < 0.5
+
+    def to_dict(self, with_deals: bool = False) -> dict:
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+               if f.name not in ("deal_scores", "deal_point_diffs")}
+        out["hands_per_second"] = self.hands_per_second
+        if with_deals:
+            out["deal_scores"] = [float(x) for x in self.deal_scores]
+            out["deal_point_diffs"] = [float(x) for x in self.deal_point_diffs]
+        return out
+
+    def summary(self) -> str:
+        return (
+            f"{self.agent_a} vs {self.agent_b}: win rate {self.win_rate:.3f} "
+            f"[{self.ci_low:.3f}, {self.ci_high:.3f}], point diff {self.mean_point_diff:+.1f} "
+            f"+- {self.point_diff_ci:.1f}, games/hand {self.games_a:.3f} vs {self.games_b:.3f} "
+            f"({self.num_deals} deals, {self.hands} hands, {self.hands_per_second:,.0f} hands/s)"
+        )
+
+
+def _mean_ci(x: np.ndarray) -> tuple[float, float]:
+    mean = float(np.mean(x))
+    half = Z95 * float(np.std(x, ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("nan")
+    return mean, half
+
+
+# ----------------------------------------------------------------------------------------------
+# Playing a deal set
+# ----------------------------------------------------------------------------------------------
+def _as_agent(agent: Agent | str, rules: Rules, seed: int) -> Agent:
+    return make_agent(agent, rules, seed=seed) if isinstance(agent, str) else agent
+
+
+def agent_label(agent: Agent | str) -> str:
+    return agent if isinstance(agent, str) else getattr(agent, "spec", None) or repr(agent)
+
+
+def play_deals(
+    rules: Rules,
+    deals: Deals,
+    agents: Sequence[Agent],
+    seat_agents: np.ndarray,
+    progress=None,
+) -> State:
+    """Play every deal once per row of ``seat_agents`` ((S, n) index into ``agents`` per seat),
+    all as one batch; returns the finished states, lane ``d * S + s`` for deal d and seating s."""
+    game = Game(rules)
+    seat_agents = np.asarray(seat_agents)
+    s_count = len(seat_agents)
+    base = game.new_state(deals)
+    lanes_deal = np.repeat(np.arange(len(deals)), s_count)
+    state = base.take(lanes_deal)
+    lane_seating = np.tile(np.arange(s_count), len(deals))
+    finished = state.copy()
+    alive = np.arange(state.batch_size)  # original lane of each row of `state`
+    while alive.size:
+        cur = state.current.astype(np.intp)
+        running = cur >= 0
+        obs = encode_observation(rules, state, np.maximum(cur, 0))
+        masks = game.legal_action_mask(state)
+        who = seat_agents[lane_seating[alive], np.maximum(cur, 0)]
+        actions = np.zeros(state.batch_size, np.int64)
+        for k, agent in enumerate(agents):
+            rows = np.flatnonzero(running & (who == k))
+            if rows.size:
+                actions[rows] = agent.act_batch(obs[rows], masks[rows])
+        game.step(state, actions)
+        done = state.done
+        if done.any():
+            finished.put(alive[done], state.take(done))
+            if progress is not None:
+                progress.update(int(done.sum()))
+            keep = ~done
+            state = state.take(keep)
+            alive = alive[keep]
+    return finished
+
+
+def _score(rules: Rules, finished: State, seat_team: np.ndarray, num_deals: int):
+    """Per-deal A scores, point differences and games per hand from finished lanes."""
+    s_count = len(seat_team)
+    side_team = _seat_team_per_side(rules, seat_team)  # (S, sides)
+    lane_team = np.tile(side_team, (num_deals, 1))  # (L, sides)
+    winner_team = lane_team[np.arange(len(lane_team)), finished.winner.astype(np.intp)]
+    a_win = (winner_team == 0).astype(np.float64)
+    totals = finished.totals.astype(np.float64)
+    is_a = lane_team == 0
+    diff = (totals * is_a).sum(1) / is_a.sum(1) - (totals * ~is_a).sum(1) / (~is_a).sum(1)
+    games = finished.games.astype(np.float64)
+    scores = a_win.reshape(num_deals, s_count).mean(axis=1)
+    diffs = diff.reshape(num_deals, s_count).mean(axis=1)
+    return scores, diffs, float((games * a_win).mean()), float((games * (1 - a_win)).mean())
+
+
+def _evaluate(
+    rules: Rules,
+    agents: Sequence[Agent],
+    seat_agents: np.ndarray,
+    seat_team: np.ndarray,
+    names: tuple[str, str],
+    num_deals: int,
+    seed_start: int,
+    batch_deals: int,
+    progress: bool,
+    desc: str | None = None,
+) -> PairingResult:
+    if seed_start < TRAINING_SEED_LIMIT:
+        warnings.warn(
+            f"seed_start {seed_start} is below TRAINING_SEED_LIMIT ({TRAINING_SEED_LIMIT}): these deals "
+            "are not held out from training", stacklevel=3,
+        )
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=num_deals * len(seat_agents), unit="hand", desc=desc or f"{names[0]} vs {names[1]}",
+                   leave=False, file=sys.stderr)
+    start = time.perf_counter()
+    scores, diffs, games_a, games_b = [], [], 0.0, 0.0
+    try:
+        for first in range(0, num_deals, batch_deals):
+            count = min(batch_deals, num_deals - first)
+            deals = deal_set(rules, count, seed_start + first)
+            finished = play_deals(rules, deals, agents, seat_agents, bar)
+            sc, df, ga, gb = _score(rules, finished, seat_team, count)
+            scores.append(sc)
+            diffs.append(df)
+            games_a += ga * count
+            games_b += gb * count
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.perf_counter() - start
+    scores, diffs = np.concatenate(scores), np.concatenate(diffs)
+    win_rate, half = _mean_ci(scores)
+    diff, diff_half = _mean_ci(diffs)
+    return PairingResult(
+        agent_a=names[0], agent_b=names[1], rules=dataclasses.asdict(rules), num_deals=num_deals,
+        seed_start=seed_start, seatings=len(seat_agents), hands=num_deals * len(seat_agents),
+        win_rate=win_rate, ci_low=win_rate - half, ci_high=win_rate + half,
+        mean_point_diff=diff, point_diff_ci=diff_half, games_a=games_a / num_deals, games_b=games_b / num_deals,
+        seconds=seconds, deal_scores=scores, deal_point_diffs=diffs,
+    )
+
+
+def evaluate_pairing(
+    rules: Rules | str,
+    agent_a: Agent | str,
+    agent_b: Agent | str,
+    num_deals: int = 2000,
+    seed_start: int = HELD_OUT_SEED_START,
+    batch_deals: int = DEFAULT_BATCH_DEALS,
+    progress: bool = False,
+    agent_seed: int | None = None,
+) -> PairingResult:
+    """A against B on ``num_deals`` duplicate deals (see the module docstring for the method).
+
+    ``rules``: a :class:`Rules` or a preset name. Agents: objects or spec strings (made with
+    seeds derived from ``agent_seed``, default ``seed_start``)."""
+    rules = make_rules(rules)
+    seed = seed_start if agent_seed is None else agent_seed
+    names = (agent_label(agent_a), agent_label(agent_b))
+    a = _as_agent(agent_a, rules, seed)
+    b = _as_agent(agent_b, rules, seed + 1)
+    seat_team = pairing_seatings(rules)
+    return _evaluate(rules, [a, b], seat_team, seat_team, names, num_deals, seed_start, batch_deals, progress)
+
+
+def evaluate_teams(
+    rules: Rules | str,
+    team_a: tuple[Agent | str, Agent | str],
+    team_b: tuple[Agent | str, Agent | str],
+    num_deals: int = 2000,
+    seed_start: int = HELD_OUT_SEED_START,
+    batch_deals: int = DEFAULT_BATCH_DEALS,
+    progress: bool = False,
+    agent_seed: int | None = None,
+) -> PairingResult:
+    """Mixed partnerships: ``team_a = (A, B)`` (A on seat 0 or 1, B opposite) against
+    ``team_b = (C, D)``, duplicate over both sides. Four-player rules only."""
+    rules = make_rules(rules)
+    if not rules.partnerships:
+        raise ValueError("mixed teams need the four-player partnership game")
+    seed = seed_start if agent_seed is None else agent_seed
+    specs = [*team_a, *team_b]
+    agents = [_as_agent(x, rules, seed + k) for k, x in enumerate(specs)]
+    labels = [agent_label(x) for x in specs]
+    names = (f"{labels[0]}+{labels[1]}", f"{labels[2]}+{labels[3]}")
+    seat_agents = np.array([[0, 2, 1, 3], [2, 0, 3, 1]])
+    seat_team = np.array([[0, 1, 0, 1], [1, 0, 1, 0]])
+    return _evaluate(rules, agents, seat_agents, seat_team, names, num_deals, seed_start, batch_deals, progress)
+
+
+# ----------------------------------------------------------------------------------------------
+# Round robin and ratings
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class RoundRobinResult:
+    agents: list[str]
+    pairings: list[PairingResult]
+    ratings: dict[str, dict[str, float]]
+    """name -> {"mu", "sigma", "ordinal"} (OpenSkill Plackett-Luce; ordinal = mu - 3 sigma)."""
+
+    def win_rate_table(self) -> np.ndarray:
+        """(k, k) row agent's win rate against column agent (0.5 on the diagonal)."""
+        k = len(self.agents)
+        table = np.full((k, k), 0.5)
+        index = {name: i for i, name in enumerate(self.agents)}
+        for p in self.pairings:
+            i, j = index[p.agent_a], index[p.agent_b]
+            table[i, j], table[j, i] = p.win_rate, 1 - p.win_rate
+        return table
+
+    def ci_table(self) -> np.ndarray:
+        """(k, k) half widths of the 95% CIs (0 on the diagonal)."""
+        k = len(self.agents)
+        table = np.zeros((k, k))
+        index = {name: i for i, name in enumerate(self.agents)}
+        for p in self.pairings:
+            i, j = index[p.agent_a], index[p.agent_b]
+            table[i, j] = table[j, i] = p.ci_half_width
+        return table
+
+    def to_dict(self) -> dict:
+        return {
+            "agents": self.agents,
+            "win_rate_table": self.win_rate_table().tolist(),
+            "ci_half_width_table": self.ci_table().tolist(),
+            "ratings": self.ratings,
+            "pairings": [p.to_dict() for p in self.pairings],
+        }
+
+    def summary(self) -> str:
+        width = max(10, *(len(a) for a in self.agents)) + 2
+        table, ci = self.win_rate_table(), self.ci_table()
+        lines = ["win rate of row vs column (95% CI half width)", " " * width + "".join(f"{a:>16}" for a in self.agents)]
+        for i, a in enumerate(self.agents):
+            cells = "".join(
+                f"{'-':>16}" if i == j else f"{f'{table[i, j]:.3f}+-{ci[i, j]:.3f}':>16}" for j in range(len(self.agents))
+            )
+            lines.append(f"{a:<{width}}{cells}")
+        lines.append("ratings (OpenSkill Plackett-Luce): " + ", ".join(
+            f"{a} {r['mu']:.1f}+-{r['sigma']:.1f}" for a, r in sorted(self.ratings.items(), key=lambda kv: -kv[1]["ordinal"])
+        ))
+        return "\n".join(lines)
+
+
+def rate(names: Sequence[str], pairings: Sequence[PairingResult]) -> dict[str, dict[str, float]]:
+    """OpenSkill (Plackett-Luce) ratings from duplicate pairings: one match per deal, won by the
+    agent with the higher deal score (a draw at 0.5); the pairings' deals interleaved."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name in names}
+    longest = max((p.num_deals for p in pairings), default=0)
+    for d in range(longest):
+        for p in pairings:
+            if d >= p.num_deals:
+                continue
+            score = p.deal_scores[d]
+            ranks = [0, 0] if score == 0.5 else ([0, 1] if score > 0.5 else [1, 0])
+            (ra,), (rb,) = model.rate([[ratings[p.agent_a]], [ratings[p.agent_b]]], ranks=ranks)
+            ratings[p.agent_a], ratings[p.agent_b] = ra, rb
+    return {name: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for name, r in ratings.items()}
+
+
+def round_robin(
+    rules: Rules | str,
+    agents: Sequence[Agent | str],
+    num_deals: int = 2000,
+    seed_start: int = HELD_OUT_SEED_START,
+    batch_deals: int = DEFAULT_BATCH_DEALS,
+    progress: bool = False,
+) -> RoundRobinResult:
+    """Every pair of ``agents`` on the same duplicate deals, a win-rate table and ratings."""
+    rules = make_rules(rules)
+    names = [agent_label(a) for a in agents]
+    if len(set(names)) != len(names):
+        raise ValueError(f"round robin agents need distinct names, got {names}")
+    if len(names) < 2:
+        raise ValueError("a round robin needs at least two agents")
+    pairings = []
+    pairs = list(itertools.combinations(range(len(agents)), 2))
+    for k, (i, j) in enumerate(pairs):
+        # Fresh agents per pairing when given by name, so no pairing depends on another's order.
+        a = _as_agent(agents[i], rules, seed_start + 2 * k)
+        b = _as_agent(agents[j], rules, seed_start + 2 * k + 1)
+        seat_team = pairing_seatings(rules)
+        pairings.append(_evaluate(rules, [a, b], seat_team, seat_team, (names[i], names[j]), num_deals, seed_start,
+                                  batch_deals, progress, desc=f"[{k + 1}/{len(pairs)}] {names[i]} vs {names[j]}"))
+    return RoundRobinResult(agents=names, pairings=pairings, ratings=rate(names, pairings))
+
+
+# ----------------------------------------------------------------------------------------------
+# Output
+# ----------------------------------------------------------------------------------------------
+CSV_FIELDS = ["agent_a", "agent_b", "num_deals", "hands", "seed_start", "win_rate", "ci_low", "ci_high",
+              "mean_point_diff", "point_diff_ci", "games_a", "games_b", "seconds"]
+
+
+def write_csv(path: str | Path, pairings: Sequence[PairingResult], preset: str = "") -> None:
+    """One row per pairing."""
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["preset", *CSV_FIELDS])
+        for p in pairings:
+            writer.writerow([preset, *(getattr(p, k) for k in CSV_FIELDS)])
+
+
+def write_json(path: str | Path, payload: dict) -> None:
+    with open(path, "w") as f:
+        json.dump(payload, f, indent=2, default=_json_default)
+        f.write("\n")
+
+
+def _json_default(x):
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    raise TypeError(f"not JSON serialisable: {type(x)}")
+
+
+def plot_table(result: RoundRobinResult | PairingResult, path: str | Path, title: str = "") -> None:
+    """A PNG of the win-rate table (row vs column, with CI half widths)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if isinstance(result, PairingResult):
+        names = [result.agent_a, result.agent_b]
+        table = np.array([[0.5, result.win_rate], [1 - result.win_rate, 0.5]])
+        ci = np.array([[0, result.ci_half_width], [result.ci_half_width, 0]])
+    else:
+        names, table, ci = result.agents, result.win_rate_table(), result.ci_table()
+    k = len(names)
+    fig, ax = plt.subplots(figsize=(1.6 * k + 2.5, 1.3 * k + 1.8))
+    im = ax.imshow(table, cmap="RdYlGn", vmin=0, vmax=1)
+    for i in range(k):
+        for j in range(k):
+            text = "-" if i == j else f"{table[i, j]:.3f}\n+-{ci[i, j]:.3f}"
+            ax.text(j, i, text, ha="center", va="center", fontsize=9)
+    ax.set_xticks(range(k), names, rotation=30, ha="right")
+    ax.set_yticks(range(k), names)
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("agent")
+    ax.set_title(title or "win rate of row agent vs column agent (95% CI)")
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# ----------------------------------------------------------------------------------------------
+# Command line
+# ----------------------------------------------------------------------------------------------
+def parse_overrides(items: Sequence[str]) -> dict:
+    """``["must_beat_partner=false", "target_games=5"]`` -> typed rule overrides."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"bad --set {item!r}: expected OPTION=VALUE, options: {option_names()}")
+        low = value.strip().lower()
+        if low in ("true", "on", "yes"):
+            out[key.strip()] = True
+        elif low in ("false", "off", "no") and key.strip() not in ("exchange", "tute", "stock_duty"):
+            out[key.strip()] = False
+        else:
+            try:
+                out[key.strip()] = int(value)
+            except ValueError:
+                out[key.strip()] = value.strip()
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="evaluate.py",
+        description="Measure Tute bots with duplicate deals (win rate with 95% CI, points, games, ratings).",
+    )
+    parser.add_argument("agents", nargs="*", help="two agents A B (random, greedy, heuristic, pimc, pimc:N, a checkpoint)")
+    parser.add_argument("--round-robin", nargs="+", metavar="AGENT", help="every pair of these agents, with ratings")
+    parser.add_argument("--teams", nargs=4, metavar=("A", "B", "C", "D"), help="mixed partnerships: A+B vs C+D")
+    parser.add_argument("--preset", default="partnership", choices=sorted(PRESETS))
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="OPTION=VALUE",
+                        help="override a rule option, e.g. --set must_beat_partner=false (repeatable)")
+    parser.add_argument("--deals", type=int, default=2000, help="duplicate deals (default 2000)")
+    parser.add_argument("--seed-start", type=int, default=HELD_OUT_SEED_START,
+                        help=f"first deal seed (default: the held-out range from {HELD_OUT_SEED_START})")
+    parser.add_argument("--batch-deals", type=int, default=DEFAULT_BATCH_DEALS, help="deals per core batch")
+    parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
+    parser.add_argument("--csv", metavar="PATH", help="write one CSV row per pairing")
+    parser.add_argument("--plot", metavar="PATH", help="write a PNG of the win-rate table")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    modes = sum(bool(x) for x in (args.agents, args.round_robin, args.teams))
+    if modes != 1:
+        parser.error("give two agents, or --round-robin AGENTS..., or --teams A B C D")
+    if args.agents and len(args.agents) != 2:
+        parser.error(f"give exactly two agents to compare, got {len(args.agents)}")
+    try:
+        rules = make_rules(args.preset, **parse_overrides(args.overrides))
+    except ValueError as err:
+        parser.error(str(err))
+    common = dict(num_deals=args.deals, seed_start=args.seed_start, batch_deals=args.batch_deals,
+                  progress=not args.no_progress)
+    meta = {"preset": args.preset, "overrides": parse_overrides(args.overrides), "rules": dataclasses.asdict(rules),
+            "date": datetime.datetime.now().isoformat(timespec="seconds")}
+    if args.round_robin:
+        result = round_robin(rules, args.round_robin, **common)
+        pairings = result.pairings
+        payload = {**meta, **result.to_dict()}
+    elif args.teams:
+        a, b, c, d = args.teams
+        result = evaluate_teams(rules, (a, b), (c, d), **common)
+        pairings = [result]
+        payload = {**meta, "pairings": [result.to_dict()]}
+    else:
+        result = evaluate_pairing(rules, args.agents[0], args.agents[1], **common)
+        pairings = [result]
+        payload = {**meta, "pairings": [result.to_dict()]}
+    print(f"preset {args.preset}" + (f" with {' '.join(args.overrides)}" if args.overrides else "")
+          + f", deals from seed {args.seed_start}")
+    for p in pairings:
+        print(p.summary())
+    if isinstance(result, RoundRobinResult):
+        print(result.summary())
+    if args.json:
+        write_json(args.json, payload)
+    if args.csv:
+        write_csv(args.csv, pairings, args.preset)
+    if args.plot:
+        plot_table(result, args.plot, title=f"{args.preset}: win rate of row vs column ({args.deals} duplicate deals)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
