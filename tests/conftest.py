@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 # Make the package importable with a bare ``pytest`` too (``python -m pytest`` adds the cwd).
@@ -26,7 +27,19 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from tute_env.cards import CARD_STRENGTH, KING, KNIGHT, NUM_CARDS, SUITS, action_id, action_str, cards_str, to_cards
+from tute_env.cards import (
+    CARD_STRENGTH,
+    KING,
+    KNIGHT,
+    NUM_CARDS,
+    SUITS,
+    action_id,
+    action_str,
+    cards_of,
+    cards_str,
+    to_cards,
+)
+from tute_env.core import Game
 from tute_env.deal import Deal
 from tute_env.reference import ReferenceGame
 from tute_env.rules import Rules
@@ -36,8 +49,60 @@ def make_reference_game(rules: Rules, deal: Deal) -> ReferenceGame:
     return ReferenceGame(rules, deal)
 
 
+class CoreGame:
+    """One lane of the batched core behind the reference engine's interface."""
+
+    def __init__(self, rules: Rules, deal: Deal):
+        self.game = Game(rules)
+        self.state = self.game.new_state([deal])
+
+    def legal_actions(self) -> list[int]:
+        return [int(a) for a in np.flatnonzero(self.game.legal_action_mask(self.state)[0])]
+
+    def step(self, action: int) -> None:
+        self.game.step(self.state, np.array([action]), active=np.ones(1, bool))
+
+    def _scalar(name):  # noqa: N805 - a property factory
+        return property(lambda self: int(getattr(self.state, name)[0]))
+
+    def _per_side(name):  # noqa: N805
+        return property(lambda self: [int(x) for x in getattr(self.state, name)[0]])
+
+    current_player = _scalar("current")
+    decision_kind = _scalar("decision")
+    turned_card = _scalar("turned_card")
+    stock_left = _scalar("to_draw")
+    tricks_played = _scalar("tricks_played")
+    winner = _scalar("winner")
+    games = _scalar("games")
+    tute_declarer = _scalar("tute_declarer")
+    card_points = _per_side("card_points")
+    last_trick_bonus = _per_side("last_trick_bonus")
+    cante_points = _per_side("cante_points")
+    totals = _per_side("totals")
+
+    @property
+    def done(self) -> bool:
+        return bool(self.state.done[0])
+
+    @property
+    def hands(self) -> list[set[int]]:
+        return [set(cards_of(h)) for h in self.state.hands[0]]
+
+    @property
+    def trick(self) -> list[tuple[int, int]]:
+        s, n = self.state, self.game.num_players
+        seats = [(int(s.trick_leader[0]) + k) % n for k in range(int(s.trick_size[0]))]
+        return [(seat, int(s.trick[0, seat])) for seat in seats]
+
+    @property
+    def sung(self) -> dict[int, int]:
+        return {suit: int(seat) for suit, seat in enumerate(self.state.sung_by[0]) if seat >= 0}
+
+
 ENGINES = {
     "reference": make_reference_game,
+    "core": CoreGame,
 }
 
 

@@ -433,9 +433,10 @@ class Game:
     def step(self, state: State, actions, active=None) -> State:
         """Apply one action per game for its seat to act, in place; returns ``state``.
 
-        Finished games, and games where the optional (B,) bool ``active`` is False, are left as
-        they are (their action is ignored). An illegal or out-of-range action for a game that
-        steps raises ``ValueError`` before anything changes.
+        Without ``active``, finished games are left as they are (their action is ignored). With
+        the optional (B,) bool ``active``, only those games step, and an active finished game
+        is an error. An illegal or out-of-range action for a game that steps raises
+        ``ValueError`` before anything changes.
         """
         s = state
         actions = np.asarray(actions)
@@ -445,7 +446,11 @@ class Game:
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
         running = ~s.done
         if active is not None:
-            running &= np.asarray(active, dtype=bool)
+            active = np.asarray(active, dtype=bool)
+            if (active & s.done).any():
+                lane = int(np.flatnonzero(active & s.done)[0])
+                raise ValueError(f"game {lane} is over: it takes no more actions")
+            running &= active
         out_of_range = running & ((actions < 0) | (actions >= NUM_ACTIONS))
         if out_of_range.any():
             lane = int(np.flatnonzero(out_of_range)[0])
