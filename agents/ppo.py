@@ -1,0 +1,161 @@
+"""The PPO policy network, checkpoint loading, and the trained agent.
+
+A checkpoint is a ``torch.save`` dict loaded with ``weights_only=True``:
+``{"format": FORMAT, "preset": ..., "rules": {option: value}, "model_config": {...},
+"model": state_dict, ...}`` (training checkpoints add optimiser, RNG states, opponent pool and
+counters; the shipped agents under ``agents/checkpoints/`` keep only the model).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from tute_env.cards import NUM_ACTIONS
+from tute_env.observation import observation_layout, observation_scale, perfect_information_layout
+from tute_env.rules import Rules
+
+from .base import Agent
+
+FORMAT = "tute_env.ppo/1"
+CHECKPOINT_DIR = Path(__file__).parent / "checkpoints"
+
+
+class PolicyNet(nn.Module):
+    """An MLP over the int8 observation: masked action logits, and a value.
+
+    With ``central_critic`` the value reads the perfect-information encoding (all hands); it is
+    used during training only, the policy never sees hidden cards.
+    """
+
+    def __init__(self, rules: Rules, hidden: tuple[int, ...] = (512, 256), central_critic: bool = False):
+        super().__init__()
+        self.config = {"hidden": list(hidden), "central_critic": bool(central_critic)}
+        obs_size = observation_layout(rules).size
+        scale = torch.from_numpy(observation_scale(rules))
+        self.register_buffer("obs_scale", scale)
+        self.policy_body = _mlp(obs_size, hidden)
+        self.policy_head = nn.Linear(hidden[-1], NUM_ACTIONS)
+        critic_size = perfect_information_layout(rules).size if central_critic else obs_size
+        critic_scale = torch.ones(critic_size)
+        critic_scale[:obs_size] = scale
+        self.register_buffer("critic_scale", critic_scale)
+        self.value_body = _mlp(critic_size, hidden)
+        self.value_head = nn.Linear(hidden[-1], 1)
+        nn.init.orthogonal_(self.policy_head.weight, 0.01)
+        nn.init.zeros_(self.policy_head.bias)
+        nn.init.orthogonal_(self.value_head.weight, 1.0)
+        nn.init.zeros_(self.value_head.bias)
+
+    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Action logits with illegal actions masked out (-inf-like), never penalised."""
+        raw = self.policy_head(self.policy_body(obs.float() * self.obs_scale))
+        return raw.masked_fill(~mask, -1e9)
+
+    def value(self, critic_obs: torch.Tensor) -> torch.Tensor:
+        return self.value_head(self.value_body(critic_obs.float() * self.critic_scale)).squeeze(-1)
+
+
+def _mlp(size: int, hidden: tuple[int, ...]) -> nn.Sequential:
+    layers = []
+    for width in hidden:
+        linear = nn.Linear(size, width)
+        nn.init.orthogonal_(linear.weight, np.sqrt(2))
+        nn.init.zeros_(linear.bias)
+        layers += [linear, nn.ReLU()]
+        size = width
+    return nn.Sequential(*layers)
+
+
+def load_checkpoint(path: str | Path) -> dict:
+    """Load a checkpoint dict safely; a missing, truncated or foreign file raises ``ValueError``."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"checkpoint {path} does not exist")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # noqa: BLE001 - torch raises many kinds for a damaged file
+        raise ValueError(f"corrupt checkpoint {path}: {type(err).__name__}: {err}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a tute_env PPO checkpoint (format {FORMAT!r} expected)")
+    return data
+
+
+def rules_of(data: dict) -> Rules:
+    return Rules(**data["rules"])
+
+
+def build_policy(data: dict) -> PolicyNet:
+    """The network of a checkpoint dict, weights loaded."""
+    config = data["model_config"]
+    net = PolicyNet(rules_of(data), tuple(config["hidden"]), config["central_critic"])
+    try:
+        net.load_state_dict(data["model"])
+    except (RuntimeError, KeyError) as err:
+        raise ValueError(f"checkpoint model does not fit its configuration: {err}") from None
+    net.eval()
+    return net
+
+
+def save_policy(path: str | Path, net: PolicyNet, rules: Rules, preset: str, **extra) -> None:
+    """Write a model-only checkpoint atomically (temp file, then rename)."""
+    data = {
+        "format": FORMAT,
+        "preset": preset,
+        "rules": dataclasses.asdict(rules),
+        "model_config": net.config,
+        "model": net.state_dict(),
+        **extra,
+    }
+    atomic_save(data, path)
+
+
+def atomic_save(data: dict, path: str | Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(data, tmp)
+    tmp.replace(path)
+
+
+class PPOAgent(Agent):
+    """A trained policy. ``greedy=True`` plays the most likely legal action, else samples."""
+
+    name = "ppo"
+
+    def __init__(self, rules: Rules, seed: int = 0, net: PolicyNet | None = None, greedy: bool = True):
+        super().__init__(rules, seed)
+        if net is None:
+            net, shipped_rules = self._load_shipped(rules)
+            rules = shipped_rules
+        self.net = net
+        self.greedy = greedy
+        self.generator = torch.Generator().manual_seed(seed)
+
+    @staticmethod
+    def _load_shipped(rules: Rules) -> tuple[PolicyNet, Rules]:
+        for path in sorted(CHECKPOINT_DIR.glob("*.pt")):
+            data = load_checkpoint(path)
+            if rules_of(data) == rules:
+                return build_policy(data), rules
+        raise ValueError(f"no shipped PPO agent for these rules ({rules}); pass a checkpoint path instead")
+
+    @classmethod
+    def from_checkpoint(cls, path: str | Path, rules: Rules, seed: int = 0) -> PPOAgent:
+        data = load_checkpoint(path)
+        if rules_of(data) != rules:
+            raise ValueError(f"checkpoint {path} was trained for other rules: {rules_of(data)}")
+        agent = cls(rules, seed, net=build_policy(data))
+        agent.name = f"ppo:{Path(path).name}"
+        return agent
+
+    @torch.no_grad()
+    def act_batch(self, observations, masks):
+        logits = self.net.logits(torch.as_tensor(np.asarray(observations)), torch.as_tensor(np.asarray(masks, bool)))
+        if self.greedy:
+            return logits.argmax(dim=1).numpy()
+        return torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.generator)[:, 0].numpy()

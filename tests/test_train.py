@@ -1,0 +1,106 @@
+"""train.py: the smoke config runs and resumes, a killed run resumes with nothing lost, bad
+checkpoints give clear errors, and the masked policy never picks an illegal action."""
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import train
+from agents.ppo import PolicyNet, load_checkpoint
+from tute_env.core import Game
+from tute_env.observation import encode_observation
+from tute_env.rules import make_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+SMOKE = str(ROOT / "configs" / "smoke.yaml")
+
+
+def log_rows(run_dir):
+    with open(Path(run_dir) / "log.csv") as f:
+        return list(csv.DictReader(f))
+
+
+def final_weights(run_dir):
+    return load_checkpoint(Path(run_dir) / "final.pt")["model"]
+
+
+def test_smoke_config_runs_and_resumes(tmp_path):
+    run = tmp_path / "smoke"
+    train.main(["--config", SMOKE, "--run-dir", str(run)])
+    assert [int(r["update"]) for r in log_rows(run)] == [1, 2]
+    data = load_checkpoint(run / "checkpoint.pt")
+    assert data["update"] == 2 and data["eval_history"][-1]["update"] == 2
+    assert (run / "final.pt").exists() and (run / "curves.png").exists()
+    # Resume the finished run for more updates: it continues from update 2.
+    train.main(["--config", SMOKE, "--run-dir", str(run), "--resume", "--total-steps", "2048"])
+    assert [int(r["update"]) for r in log_rows(run)] == [1, 2, 3, 4]
+    assert load_checkpoint(run / "checkpoint.pt")["update"] == 4
+    with pytest.raises(ValueError, match="other settings"):
+        train.main(["--config", SMOKE, "--run-dir", str(run), "--resume", "--learning-rate", "0.1"])
+
+
+def test_killed_run_resumes_with_nothing_lost(tmp_path):
+    """Kill -9 between checkpoints, resume: the result equals an uninterrupted run's."""
+    common = ["--config", SMOKE, "--total-steps", "3072", "--checkpoint-every", "2", "--eval-every", "0"]
+    whole = tmp_path / "whole"
+    train.main([*common, "--run-dir", str(whole)])
+
+    killed = tmp_path / "killed"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *common, "--run-dir", str(killed)], env=env,
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if (killed / "log.csv").exists() and len(log_rows(killed)) >= 3:
+            break
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+    assert load_checkpoint(killed / "checkpoint.pt")["update"] == 2  # update 3 was lost in the kill
+    train.main([*common, "--run-dir", str(killed), "--resume"])
+    assert [int(r["update"]) for r in log_rows(killed)] == list(range(1, 7))
+    for name, tensor in final_weights(whole).items():
+        assert torch.equal(tensor, final_weights(killed)[name]), name
+
+
+def test_corrupt_and_foreign_checkpoints_give_clear_errors(tmp_path):
+    run = tmp_path / "run"
+    train.main(["--config", SMOKE, "--run-dir", str(run), "--total-steps", "512"])
+    good = (run / "checkpoint.pt").read_bytes()
+    (run / "checkpoint.pt").write_bytes(good[: len(good) // 2])
+    with pytest.raises(ValueError, match="corrupt checkpoint"):
+        train.main(["--config", SMOKE, "--run-dir", str(run), "--total-steps", "512", "--resume"])
+    torch.save({"weights": torch.zeros(3)}, run / "checkpoint.pt")
+    with pytest.raises(ValueError, match="not a tute_env PPO checkpoint"):
+        load_checkpoint(run / "checkpoint.pt")
+    with pytest.raises(ValueError, match="does not exist"):
+        load_checkpoint(run / "missing.pt")
+
+
+def test_masked_policy_never_samples_an_illegal_action():
+    rules = make_rules("partnership")
+    game = Game(rules)
+    rng = np.random.default_rng(0)
+    state = game.random_state(rng, 512)
+    net = PolicyNet(rules, (32,))
+    torch.manual_seed(0)
+    for _ in range(25):
+        obs = encode_observation(rules, state, np.maximum(state.current, 0))
+        mask = game.legal_action_mask(state)
+        running = ~state.done
+        logits = net.logits(torch.from_numpy(obs), torch.from_numpy(mask))
+        for _ in range(20):
+            action = torch.distributions.Categorical(logits=logits[running]).sample().numpy()
+            assert mask[running][np.arange(running.sum()), action].all()
+        actions = np.zeros(512, np.int64)
+        actions[running] = action
+        game.step(state, actions)
