@@ -84,7 +84,7 @@ class Args:
     """Value loss weight."""
     max_grad_norm: float = 0.5
     """Gradient clipping norm."""
-    hidden: tuple[int, ...] = (512, 256)
+    hidden: tuple[int, ...] = (256, 256)
     """Widths of the policy and value MLPs."""
     central_critic: bool = True
     """Value function reads the perfect-information state (training only)."""
@@ -367,11 +367,12 @@ def main(argv=None) -> None:
     with open(csv_path, "w", newline="") as f:
         csv.writer(f).writerows([csv_fields, *kept])
 
+    # The perfect-information encoding starts with the observation: one encoding serves both.
     n_obs = encode_observation(rules, games.state, np.zeros(args.num_envs, np.intp)).shape[1]
     critic_enc = encode_perfect_information if args.central_critic else encode_observation
     n_critic = critic_enc(rules, games.state, np.zeros(args.num_envs, np.intp)).shape[1]
-    obs_buf = np.zeros((args.num_steps, args.num_envs, n_obs), np.int8)
     critic_buf = np.zeros((args.num_steps, args.num_envs, n_critic), np.int8)
+    obs_buf = critic_buf[..., :n_obs]
     mask_buf = np.zeros((args.num_steps, args.num_envs, 47), bool)
     actions_buf = torch.zeros((args.num_steps, args.num_envs), dtype=torch.long)
     logprob_buf = torch.zeros((args.num_steps, args.num_envs))
@@ -392,11 +393,10 @@ def main(argv=None) -> None:
         for t in range(args.num_steps):
             s = games.state
             seat = s.current.astype(np.intp)
-            obs_buf[t] = encode_observation(rules, s, seat)
             critic_buf[t] = critic_enc(rules, s, seat)
             mask_buf[t] = games.game.legal_action_mask(s)
             with torch.no_grad():
-                obs_t, mask_t = torch.from_numpy(obs_buf[t]), torch.from_numpy(mask_buf[t])
+                obs_t, mask_t = torch.from_numpy(np.ascontiguousarray(obs_buf[t])), torch.from_numpy(mask_buf[t])
                 logits = net.logits(obs_t, mask_t)
                 dist = torch.distributions.Categorical(logits=logits)
                 action = dist.sample()
@@ -434,7 +434,7 @@ def main(argv=None) -> None:
             returns = advantages + value_buf
 
         # ---- PPO update ----
-        b_obs = torch.from_numpy(obs_buf.reshape(batch_size, -1))
+        b_obs = torch.from_numpy(np.ascontiguousarray(obs_buf).reshape(batch_size, -1))
         b_critic = torch.from_numpy(critic_buf.reshape(batch_size, -1))
         b_mask = torch.from_numpy(mask_buf.reshape(batch_size, -1))
         b_actions, b_logprob = actions_buf.reshape(-1), logprob_buf.reshape(-1)
