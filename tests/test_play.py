@@ -1,0 +1,115 @@
+"""The terminal game, driven by scripted input."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from tute_env.cards import action_id, card_id
+from tute_env.core import Game
+from tute_env.deal import Deal
+from tute_env.play import Console, Quit, explain_illegal, main, make_bots, parse_choice, play_hand
+from tute_env.rules import PRESETS, make_rules
+
+
+def scripted(lines):
+    """An ``input`` replacement reading from a list, then raising EOFError."""
+    it = iter(lines)
+    prompts = []
+
+    def read(prompt=""):
+        prompts.append(prompt)
+        try:
+            return next(it)
+        except StopIteration:
+            raise EOFError from None
+
+    read.prompts = prompts
+    return read
+
+
+def first_legal_forever():
+    """Always answers 1 (the first listed move)."""
+
+    def read(prompt=""):
+        return "1"
+
+    return read
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_plays_a_whole_hand_of_every_preset(preset):
+    out = io.StringIO()
+    code = main(["--preset", preset, "--level", "easy", "--seed", "1", "--hands", "1", "--plain"],
+                input_fn=first_legal_forever(), out=out)
+    text = out.getvalue()
+    assert code == 0
+    assert "legal moves" in text
+    assert "Hand over" in text and "game(s)" in text
+    assert "Match score" in text
+
+
+def test_illegal_choices_are_explained_and_asked_again():
+    out = io.StringIO()
+    lines = ["nonsense", "99", "sing-o", "pass", "exchange", "tute"] + ["1"] * 200
+    read = scripted(lines)
+    main(["--preset", "two_player", "--level", "medium", "--seed", "4", "--hands", "1", "--plain"],
+         input_fn=read, out=out)
+    text = out.getvalue()
+    assert "I do not understand 'nonsense'" in text
+    assert "99 is not on the list" in text
+    assert "sing-o is not allowed" in text
+    assert "pass is not allowed: pass only declines a declaration turn" in text
+    assert "tute is not allowed" in text
+    assert "Hand over" in text
+
+
+def test_moves_by_action_string_and_quit():
+    rules = make_rules("two_player")
+    hands = ["Ao 2o 4c 5c 6c 7c Sc 2e", "3o 4o 5o 6o 7o So Co Ro"]
+    rest = [c for c in range(40) if c not in {card_id(x) for h in hands for x in h.split()}]
+    deal = Deal.from_dict({"dealer": 1, "hands": hands, "trump_card": rest[0], "stock": rest[1:]}, rules)
+    state = Game(rules).new_state([deal])
+    out = io.StringIO()
+    console = Console(scripted(["ao", "quit"]), out)
+    bots = make_bots(rules, 0, "greedy", None, seed=0)
+    with pytest.raises(Quit):
+        play_hand(rules, state, 0, bots, console, symbols=False)
+    text = out.getvalue()
+    assert "You lead Ao" in text
+    assert "player_1 plays" in text
+    assert "You win the trick" in text or "player_1 wins the trick" in text
+
+
+def test_parse_choice():
+    menu = [card_id("Ao"), card_id("3c"), action_id("sing-c"), action_id("pass")]
+    assert parse_choice("1", menu) == card_id("Ao")
+    assert parse_choice(" 3 ", menu) == action_id("sing-c")
+    assert parse_choice("3C", menu) == card_id("3c")
+    assert parse_choice("Rb", menu) == card_id("Rb")  # not on the menu: parsed, then judged illegal
+    assert parse_choice("sing c", menu) == action_id("sing-c")
+    assert parse_choice("PASS", menu) == action_id("pass")
+    with pytest.raises(ValueError, match="not on the list"):
+        parse_choice("7", menu)
+    with pytest.raises(ValueError, match="do not understand"):
+        parse_choice("xyz", menu)
+
+
+def test_explains_the_follow_duty():
+    rules = make_rules("partnership")
+    hands = [
+        "Ao 2o 4c 5c 6c 7c Sc 2e 4e 5e",
+        "3o 4o 5o 6o 7o So Co Ro 6e 7e",
+        "Ac 3c Rc Cc 2c Se Ce Re 3e Ae",
+        "2b 4b 5b 6b 7b Sb Cb Rb 3b Ab",
+    ]
+    deal = Deal.from_dict({"dealer": 3, "hands": hands, "trump_card": "Ab"}, rules)
+    game = Game(rules)
+    state = game.new_state([deal])
+    game.step(state, np.array([card_id("Ao")]))  # seat 0 leads the ace of oros
+    why = explain_illegal(rules, state, card_id("6e"))
+    assert "follow suit (oros)" in why and "3o" in why
+    why = explain_illegal(rules, state, card_id("Ac"))
+    assert "do not hold Ac" in why

@@ -1,0 +1,437 @@
+"""Play Tute in the terminal against the bots.
+
+    python -m tute_env.play                              # partnership, medium bots, you are player_0
+    python -m tute_env.play --preset two_player --level hard
+    python -m tute_env.play --opponent path/to/checkpoint.pt --preset two_player
+    python -m tute_env.play --preset manita --set target_games=2 --seat 1
+
+Levels: ``easy`` (the greedy bot), ``medium`` (heuristic), ``hard`` (PIMC search); ``--opponent``
+takes any agent name or a trained checkpoint instead (in the partnership game your partner
+plays at the same level unless ``--partner`` says otherwise).
+
+At your turn the table is shown (your hand, the trick, the scores), then the moves you may
+make, numbered. Type a number, or the move itself: a card (``Ao``, ``3c``, ``Rb``; faces
+A 2 3 4 5 6 7 S C R, suits o c e b), ``sing-o`` .. ``sing-b``, ``tute``, ``exchange`` or
+``pass``. ``help`` explains, ``table`` shows the table again, ``quit`` stops. An illegal move
+is explained and you are asked again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .cards import (
+    CARD_STRENGTH,
+    DECLARE,
+    EXCHANGE,
+    FOLLOW,
+    KING,
+    KNIGHT,
+    LEAD,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    NUM_FACES,
+    PASS,
+    SEVEN,
+    SING_BASE,
+    SUIT_NAMES,
+    TUTE,
+    action_id,
+    action_str,
+    card_str,
+    cards_of,
+    cards_str,
+)
+from .core import PAIR_SET, STRONGER, SUIT_SET, Game, State
+from .deal import random_deals
+from .observation import encode_observation
+from .render import render_text
+from .rules import PRESETS, Rules, make_rules
+
+LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "pimc"}
+
+
+class Quit(Exception):
+    """The player asked to stop (or the input ended)."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Words for actions
+# ----------------------------------------------------------------------------------------------
+def describe_action(rules: Rules, state: State, action: int, lane: int = 0) -> str:
+    """A menu line for a legal action of the seat to act: ``"sing-c: sing 40 in copas (trumps)"``."""
+    text = action_str(action)
+    if action < NUM_CARDS:
+        return text
+    trump = int(state.trump[lane])
+    if SING_BASE <= action < TUTE:
+        suit = action - SING_BASE
+        points = 40 if suit == trump else 20
+        return f"{text}: sing {points} in {SUIT_NAMES[suit]}" + (" (trumps)" if suit == trump else "")
+    if action == TUTE:
+        return f"{text}: declare Tute (all four kings or knights), wins the hand"
+    if action == EXCHANGE:
+        give = _exchange_gives(rules, state, lane)
+        return f"{text}: give your {card_str(give)} for the turned {card_str(int(state.turned_card[lane]))}"
+    return f"{text}: do not declare now"
+
+
+def _exchange_gives(rules: Rules, state: State, lane: int) -> int:
+    trump, turned = int(state.trump[lane]), int(state.turned_card[lane])
+    if rules.exchange == "after_win" and 3 <= turned % NUM_FACES <= 6:
+        return trump * NUM_FACES + 1  # the 2 takes a turned 4..7
+    return trump * NUM_FACES + SEVEN
+
+
+def narrate(rules: Rules, seat: int, action: int, state: State, lane: int = 0, you: int | None = None) -> str:
+    """What a seat just did (call with the state before the action)."""
+    who = "You" if seat == you else f"player_{seat}"
+    if action < NUM_CARDS:
+        verb = "lead" if state.decision[lane] == LEAD else "play"
+        return f"{who} {verb if who == 'You' else verb + 's'} {card_str(action)}"
+    if SING_BASE <= action < TUTE:
+        suit = action - SING_BASE
+        points = 40 if suit == state.trump[lane] else 20
+        return f"{who} {'sing' if who == 'You' else 'sings'} {points} in {SUIT_NAMES[suit]} (shows R and C)"
+    if action == TUTE:
+        return f"{who} {'declare' if who == 'You' else 'declares'} Tute!"
+    if action == EXCHANGE:
+        give = _exchange_gives(rules, state, lane)
+        return (f"{who} {'exchange' if who == 'You' else 'exchanges'} the {card_str(give)} for the turned "
+                f"{card_str(int(state.turned_card[lane]))}")
+    return f"{who} {'pass' if who == 'You' else 'passes'}"
+
+
+def explain_illegal(rules: Rules, state: State, action: int, lane: int = 0) -> str:
+    """Why ``action`` is not legal for the seat to act (R5-R8 in words)."""
+    s = state
+    seat = int(s.current[lane])
+    hand = int(s.hands[lane, seat])
+    legal = [a for a in range(NUM_ACTIONS) if int(s.legal[lane]) >> a & 1]
+    legal_cards = [a for a in legal if a < NUM_CARDS]
+    decision = int(s.decision[lane])
+    trump = int(s.trump[lane])
+    if action < NUM_CARDS:
+        if not hand >> action & 1:
+            return f"you do not hold {card_str(action)}"
+        if decision == DECLARE:
+            return "this is a declaration turn after your partner's trick: sing, declare Tute or pass; you play later"
+        if decision == FOLLOW:
+            return _follow_reason(rules, s, lane, legal_cards)
+        return f"{card_str(action)} cannot be played now"
+    if SING_BASE <= action < TUTE:
+        suit = action - SING_BASE
+        name = SUIT_NAMES[suit]
+        if s.sung_by[lane, suit] >= 0:
+            return f"{name} has already been sung this hand"
+        if hand & int(PAIR_SET[suit]) != int(PAIR_SET[suit]):
+            return (f"a cante needs the king and the knight of {name} ({card_str(suit * NUM_FACES + KING)} and "
+                    f"{card_str(suit * NUM_FACES + KNIGHT)}) in your hand")
+        if s.tricks_played[lane] == 0 or decision == FOLLOW or s.declared[lane, seat]:
+            return ("you may sing only when your side has just won a trick, before the next lead, "
+                    "once per trick won (R8)")
+        if suit != trump and rules.forty_before_twenty and legal and (SING_BASE + trump) in legal:
+            return "you hold the 40 in trumps: it must be sung first (R8)"
+        if suit == trump and rules.forty_before_twenty and s.sang_twenty[lane, seat]:
+            return "after singing a 20 you can no longer sing the 40 this hand (R8)"
+        if rules.singers == "winner" and s.last_winner[lane] != seat:
+            return "only the trick winner may sing in this variant (singers=winner)"
+        return f"you cannot sing {name} now"
+    if action == TUTE:
+        if rules.tute == "off":
+            return "Tute is off in this variant"
+        return ("Tute needs all four kings or all four knights, declared when your side has just won a "
+                "trick (R8b)")
+    if action == EXCHANGE:
+        if rules.exchange == "off" or not rules.num_players == 2:
+            return "exchanging the turned trump is not part of this variant"
+        if s.exchanged[lane]:
+            return "the turned trump was already exchanged this hand (once per hand)"
+        if s.turned_card[lane] < 0 or s.to_draw[lane] <= 0:
+            return "the turned card has been drawn: nothing to exchange"
+        if decision != LEAD:
+            return "you may exchange only when it is your turn to lead (R7)"
+        if rules.exchange == "after_win":
+            return ("after winning a trick, the 7 of trumps takes a turned A, 3 or court card, the 2 a "
+                    "turned 4 to 7 (R7)")
+        return f"you need the 7 of trumps ({card_str(trump * NUM_FACES + SEVEN)}) to exchange (R7)"
+    if action == PASS:
+        return "pass only declines a declaration turn; now you must play a card"
+    return "not a move"
+
+
+def _follow_reason(rules: Rules, s: State, lane: int, legal_cards: list[int]) -> str:
+    led = int(s.trick[lane, s.trick_leader[lane]])
+    led_suit = led // NUM_FACES
+    trump = int(s.trump[lane])
+    best = int(s.best_card[lane])
+    allowed = cards_str(sorted(legal_cards, key=lambda c: (c // NUM_FACES, -CARD_STRENGTH[c])))
+    led_set, trump_set = int(SUIT_SET[led_suit]), int(SUIT_SET[trump])
+    legal_set = sum(1 << c for c in legal_cards)
+    beat = int(STRONGER[best]) | (trump_set if best // NUM_FACES != trump else 0)
+    if legal_set & ~led_set == 0:
+        if legal_set & ~beat == 0:
+            return (f"you must follow suit ({SUIT_NAMES[led_suit]}) and beat {card_str(best)} when you can "
+                    f"(R5): you may play {allowed}")
+        return f"you must follow suit ({SUIT_NAMES[led_suit]}) (R5): you may play {allowed}"
+    if legal_set & ~trump_set == 0:
+        trumped = best // NUM_FACES == trump and led_suit != trump
+        what = f"overtrump {card_str(best)}" if trumped else "trump"
+        return f"you have no {SUIT_NAMES[led_suit]}, so you must {what} when you can (R5): you may play {allowed}"
+    return f"you may play {allowed}"
+
+
+def parse_choice(text: str, menu: Sequence[int]) -> int:
+    """The action a typed choice names: a menu number (1-based) or an action string.
+    Raises ``ValueError`` with an explanation for input that names no action."""
+    t = text.strip()
+    if t.isdigit():
+        k = int(t)
+        if 1 <= k <= len(menu):
+            return menu[k - 1]
+        raise ValueError(f"{k} is not on the list: choose 1..{len(menu)}")
+    low = t.lower().replace(" ", "-").replace("_", "-")
+    if low.startswith("sing") and len(low) >= 5:
+        low = "sing-" + low[-1]
+    if low in ("tute", "exchange", "pass"):
+        return action_id(low)
+    if low.startswith("sing-"):
+        try:
+            return action_id(low)
+        except ValueError:
+            pass
+    if len(t) == 2:
+        candidate = t[0].upper() + t[1].lower()
+        try:
+            return action_id(candidate)
+        except ValueError:
+            pass
+    raise ValueError(
+        f"I do not understand {text.strip()!r}: type a number from the list, or a move such as Ao, 3c, "
+        "sing-c, tute, exchange, pass (help for more)"
+    )
+
+
+HELP = """Cards are written face then suit: faces A 2 3 4 5 6 7 S (sota) C (caballo) R (rey),
+suits o (oros) c (copas) e (espadas) b (bastos). Strength: A 3 R C S 7 6 5 4 2.
+Points: A 11, 3 10, R 4, C 3, S 2; last trick +10; cantes (king and knight of a suit) 20, 40 in trumps.
+Type a number from the list or a move (Ao, sing-c, tute, exchange, pass); 'table' shows the table,
+'quit' stops."""
+
+
+# ----------------------------------------------------------------------------------------------
+# The game loop
+# ----------------------------------------------------------------------------------------------
+class Console:
+    """Reads choices and writes text (``input_fn`` and ``out`` are swappable for tests)."""
+
+    def __init__(self, input_fn: Callable[[str], str] = input, out=None):
+        self.input_fn = input_fn
+        self.out = out if out is not None else sys.stdout
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def ask(self, prompt: str) -> str:
+        try:
+            return self.input_fn(prompt)
+        except EOFError:
+            raise Quit from None
+
+
+def make_bots(rules: Rules, human: int, opponent: str, partner: str | None, seed: int) -> dict:
+    """The agent of every seat but the human's."""
+    from agents import make_agent
+
+    bots = {}
+    for seat in range(rules.num_players):
+        if seat == human:
+            continue
+        spec = partner if (rules.partnerships and seat == (human + 2) % 4 and partner) else opponent
+        bots[seat] = make_agent(spec, rules, seed=seed + seat)
+    return bots
+
+
+def human_turn(rules: Rules, game: Game, state: State, seat: int, io: Console, symbols: bool) -> int:
+    legal = [a for a in range(NUM_ACTIONS) if int(state.legal[0]) >> a & 1]
+    cards = sorted((a for a in legal if a < NUM_CARDS), key=lambda c: (c // NUM_FACES, -CARD_STRENGTH[c]))
+    menu = cards + [a for a in legal if a >= NUM_CARDS]
+    io.say()
+    io.say(render_text(rules, state, 0, viewer=seat, symbols=symbols))
+    kind = {LEAD: "your lead", FOLLOW: "your play", DECLARE: "your declaration turn"}[int(state.decision[0])]
+    offers = [a for a in legal if SING_BASE <= a <= TUTE]
+    if offers:
+        io.say("  cantes on offer: " + ", ".join(describe_action(rules, state, a).split(": ", 1)[1] for a in offers))
+    io.say(f"  {kind}; legal moves:")
+    if cards:
+        io.say("   " + "  ".join(f"{k + 1}) {card_str(a)}" for k, a in enumerate(menu) if a < NUM_CARDS))
+    for k, a in enumerate(menu):
+        if a >= NUM_CARDS:
+            io.say(f"   {k + 1}) {describe_action(rules, state, a)}")
+    while True:
+        text = io.ask("your move> ")
+        low = text.strip().lower()
+        if low in ("q", "quit", "exit"):
+            raise Quit
+        if low in ("h", "help", "?"):
+            io.say(HELP)
+            continue
+        if low in ("t", "table", "show", "hand"):
+            io.say(render_text(rules, state, 0, viewer=seat, symbols=symbols))
+            continue
+        if not low:
+            continue
+        try:
+            action = parse_choice(text, menu)
+        except ValueError as err:
+            io.say(f"  {err}")
+            continue
+        if action in legal:
+            return action
+        io.say(f"  {action_str(action)} is not allowed: {explain_illegal(rules, state, action)}. Try again.")
+
+
+def play_hand(rules: Rules, state: State, human: int, bots: dict, io: Console, symbols: bool = True) -> State:
+    """Play one hand from ``state`` (a batch of one game) to its end; returns the finished state."""
+    game = Game(rules)
+    while not state.done[0]:
+        seat = int(state.current[0])
+        if seat == human:
+            action = human_turn(rules, game, state, seat, io, symbols)
+        else:
+            obs = encode_observation(rules, state, [seat])
+            mask = game.legal_action_mask(state)
+            action = bots[seat].act({"observation": obs[0], "action_mask": mask[0]})
+        io.say(narrate(rules, seat, action, state, you=human))
+        tricks_before = int(state.tricks_played[0])
+        hand_before = int(state.hands[0, human])
+        points_before = state.card_points[0].copy()
+        game.step(state, np.array([action]))
+        if state.tricks_played[0] > tricks_before:
+            winner = int(state.last_winner[0])
+            gained = int((state.card_points[0] - points_before).sum())
+            who = "You win" if winner == human else f"player_{winner} wins"
+            io.say(f"  -> {who} the trick ({gained} points)")
+            drawn = int(state.hands[0, human]) & ~hand_before
+            if drawn:
+                io.say(f"  -> you draw {cards_str(cards_of(drawn))}")
+    return state
+
+
+def hand_summary(rules: Rules, state: State, human: int) -> str:
+    totals = state.totals[0]
+    mine = rules.side_of(human)
+    parts = []
+    for side in range(rules.num_sides):
+        label = "you" if side == mine else (f"side {side}" if rules.partnerships else f"player_{side}")
+        if rules.partnerships and side == mine:
+            label = "your side"
+        parts.append(
+            f"{label} {int(totals[side])} ({int(state.card_points[0, side])} cards + "
+            f"{int(state.cante_points[0, side])} cantes + {int(state.last_trick_bonus[0, side])} last trick)"
+        )
+    winner = int(state.winner[0])
+    how = " by Tute" if state.tute_declarer[0] >= 0 else ""
+    result = "You win" if winner == mine else ("Side" if rules.partnerships else "player_") + (
+        f" {winner}" if rules.partnerships else f"{winner}") + " wins"
+    return f"Hand over{how}. " + "; ".join(parts) + f". {result} {int(state.games[0])} game(s)."
+
+
+def run(rules: Rules, human: int, bots: dict, io: Console, seed: int | None = None, hands: int | None = None,
+        symbols: bool = True) -> list[int]:
+    """Play hands until the match is won (R10), ``hands`` are played, or the player quits.
+    Returns the score per side (games, or points with ``match="target_points"``)."""
+    rng = np.random.default_rng(seed)
+    game = Game(rules)
+    score = [0] * rules.num_sides
+    dealer = int(rng.integers(rules.num_players))
+    played = 0
+    io.say(f"Tute ({rules.num_players} players). You are player_{human}"
+           + (f", partner player_{(human + 2) % 4}" if rules.partnerships else "") + ". Type 'help' for help.")
+    try:
+        while True:
+            state = game.new_state(random_deals(rules, rng, 1, dealer))
+            io.say(f"\n=== Hand {played + 1}: player_{dealer} deals ===")
+            play_hand(rules, state, human, bots, io, symbols)
+            io.say()
+            io.say(render_text(rules, state, 0, viewer=human, show_all=True, symbols=symbols))
+            io.say(hand_summary(rules, state, human))
+            winner = int(state.winner[0])
+            if rules.match == "target_points":
+                for side in range(rules.num_sides):
+                    score[side] += int(state.totals[0, side])
+                target = rules.target_points
+            else:
+                score[winner] += int(state.games[0])
+                target = rules.target_games
+            io.say("Match score: " + ", ".join(f"side {x}: {v}" for x, v in enumerate(score)) + f" (to {target})")
+            played += 1
+            if max(score) >= target:
+                best = int(np.argmax(score))
+                io.say("You win the match!" if best == rules.side_of(human) else f"Side {best} wins the match.")
+                break
+            if hands is not None and played >= hands:
+                break
+            if hands is None:
+                again = io.ask("Another hand? [Y/n] ").strip().lower()
+                if again in ("n", "no", "q", "quit"):
+                    break
+            dealer = (dealer + 1) % rules.num_players
+    except Quit:
+        io.say("\nBye.")
+    return score
+
+
+def parse_overrides(items: Sequence[str]) -> dict:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"bad --set {item!r}: expected OPTION=VALUE")
+        low = value.lower()
+        if low in ("true", "false"):
+            out[key] = low == "true"
+        else:
+            try:
+                out[key] = int(value)
+            except ValueError:
+                out[key] = value
+    return out
+
+
+def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input, out=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tute_env.play", description="Play Tute against the bots.")
+    parser.add_argument("--preset", default="partnership", choices=sorted(PRESETS))
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="OPTION=VALUE",
+                        help="override a rule option (repeatable), e.g. --set target_games=2")
+    parser.add_argument("--level", default="medium", choices=sorted(LEVELS), help="bot level (default medium)")
+    parser.add_argument("--opponent", help="agent for the other seats instead of --level (a name or a checkpoint)")
+    parser.add_argument("--partner", help="agent for your partner (partnership game)")
+    parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    parser.add_argument("--seed", type=int, default=None, help="seed for the deals and the bots")
+    parser.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    parser.add_argument("--plain", action="store_true", help="suit letters instead of suit symbols")
+    args = parser.parse_args(argv)
+    io = Console(input_fn, out)
+    try:
+        rules = make_rules(args.preset, **parse_overrides(args.overrides))
+    except ValueError as err:
+        parser.error(str(err))
+    if not 0 <= args.seat < rules.num_players:
+        parser.error(f"--seat must be 0..{rules.num_players - 1}")
+    opponent = args.opponent or LEVELS[args.level]
+    try:
+        bots = make_bots(rules, args.seat, opponent, args.partner, seed=args.seed or 0)
+    except (ImportError, ValueError, FileNotFoundError) as err:
+        io.say(f"cannot load the agent {opponent!r}: {err}")
+        return 2
+    run(rules, args.seat, bots, io, seed=args.seed, hands=args.hands, symbols=not args.plain)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
