@@ -1,8 +1,17 @@
-"""Text rendering of one game of a batch: trump, shown card, trick by seat, hands, cantes, scores."""
+"""Rendering one game of a batch: a text table (:func:`render_text`) and a drawn table
+(:class:`TableRenderer`, pictures as RGB arrays or in a pygame window).
+
+Both show the trump and the shown or turned card, the trick in progress by seat, the acting
+player's hand (every hand with ``show_all``, a debug view), the cantes and the scores. The
+cards are drawn by the code below (no image files); pygame is imported only when a
+:class:`TableRenderer` is made.
+"""
 
 from __future__ import annotations
 
-from .cards import CARD_STRENGTH, DECISION_KINDS, FACES, NUM_FACES, SUIT_NAMES, SUITS, card_str
+import numpy as np
+
+from .cards import CARD_STRENGTH, DECISION_KINDS, FACES, NUM_CARDS, NUM_FACES, SUIT_NAMES, SUITS, card_str
 from .core import State
 from .rules import Rules
 
@@ -71,3 +80,233 @@ def render_text(rules: Rules, state: State, lane: int = 0, viewer: int | None = 
         how = " by Tute" if s.tute_declarer[lane] >= 0 else ""
         lines.append(f"  hand over: side {int(s.winner[lane])} wins{how}, {int(s.games[lane])} game(s)")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------------
+# The drawn table (pygame, imported lazily)
+# ------------------------------------------------------------------------------------------------
+_FELT = (24, 110, 62)
+_FELT_EDGE = (16, 80, 44)
+_PAPER = (250, 247, 236)
+_INK = (35, 35, 35)
+_BACK = (150, 32, 44)
+_BACK_LINE = (210, 170, 80)
+_HIGHLIGHT = (250, 210, 60)
+_TEXT = (240, 240, 230)
+#: Colours of the Spanish suits as printed: gold coins, red cups, blue swords, green clubs.
+SUIT_COLOURS = ((205, 150, 20), (196, 32, 44), (40, 84, 170), (46, 120, 46))
+
+
+def _seat_layout(n: int, width: int, height: int) -> list[tuple[str, tuple[int, int], tuple[int, int]]]:
+    """Per seat: (side of the table, hand anchor, trick card centre). Seat 0 sits at the bottom
+    and play goes counter-clockwise (R2)."""
+    cx, cy = width // 2, height // 2
+    if n == 4:
+        return [
+            ("bottom", (cx, height - 70), (cx, cy + 80)),
+            ("right", (width - 20, cy), (cx + 95, cy)),
+            ("top", (cx, 95), (cx, cy - 80)),
+            ("left", (20, cy), (cx - 95, cy)),
+        ]
+    if n == 3:
+        return [
+            ("bottom", (cx, height - 70), (cx, cy + 80)),
+            ("right", (width - 20, cy - 60), (cx + 85, cy - 40)),
+            ("left", (20, cy - 60), (cx - 85, cy - 40)),
+        ]
+    return [("bottom", (cx, height - 70), (cx, cy + 70)), ("top", (cx, 95), (cx, cy - 70))]
+
+
+class TableRenderer:
+    """Draws the table of one game: ``render(...)`` returns an (H, W, 3) uint8 array, or with
+    ``human=True`` shows it in a window and returns None. Call :meth:`close` when done."""
+
+    CARD_W, CARD_H = 56, 84
+
+    def __init__(self, human: bool = False, fps: int = 2, size: tuple[int, int] = (1000, 720)):
+        import pygame  # lazily: only the drawn render modes need it
+
+        self.pg = pygame
+        pygame.font.init()
+        self.human, self.fps, self.size = human, fps, size
+        self.surface = pygame.Surface(size)
+        self.window = None
+        self.clock = None
+        self.font = pygame.font.Font(None, 22)
+        self.small = pygame.font.Font(None, 18)
+        self.card_font = pygame.font.Font(None, 24)
+
+    # -- primitives ----------------------------------------------------------------------------
+    def _text(self, text: str, pos, colour=_TEXT, font=None, anchor: str = "topleft"):
+        img = (font or self.font).render(text, True, colour)
+        rect = img.get_rect(**{anchor: pos})
+        self.surface.blit(img, rect)
+        return rect
+
+    def draw_suit(self, suit: int, cx: float, cy: float, r: float) -> None:
+        """The suit's sign, drawn: a coin, a cup, a sword or a club, about 2r high."""
+        pg, surf, colour = self.pg.draw, self.surface, SUIT_COLOURS[suit]
+        dark = tuple(int(c * 0.6) for c in colour)
+        if suit == 0:  # oros: a coin
+            pg.circle(surf, colour, (cx, cy), r)
+            pg.circle(surf, dark, (cx, cy), r, max(1, int(r / 6)))
+            pg.circle(surf, dark, (cx, cy), r * 0.45, max(1, int(r / 8)))
+        elif suit == 1:  # copas: a cup
+            pg.polygon(surf, colour, [(cx - r, cy - r * 0.9), (cx + r, cy - r * 0.9), (cx + r * 0.5, cy + r * 0.1),
+                                      (cx - r * 0.5, cy + r * 0.1)])
+            pg.rect(surf, colour, (cx - r * 0.15, cy + r * 0.1, r * 0.3, r * 0.55))
+            pg.ellipse(surf, colour, (cx - r * 0.65, cy + r * 0.55, r * 1.3, r * 0.4))
+            pg.line(surf, dark, (cx - r, cy - r * 0.9), (cx + r, cy - r * 0.9), max(1, int(r / 6)))
+        elif suit == 2:  # espadas: a sword, point up
+            pg.polygon(surf, colour, [(cx, cy - r * 1.15), (cx + r * 0.2, cy - r * 0.85), (cx + r * 0.2, cy + r * 0.35),
+                                      (cx - r * 0.2, cy + r * 0.35), (cx - r * 0.2, cy - r * 0.85)])
+            pg.rect(surf, dark, (cx - r * 0.65, cy + r * 0.35, r * 1.3, r * 0.22))
+            pg.rect(surf, dark, (cx - r * 0.12, cy + r * 0.57, r * 0.24, r * 0.4))
+            pg.circle(surf, dark, (cx, cy + r * 1.02), r * 0.16)
+        else:  # bastos: a knotted club
+            pg.line(surf, colour, (cx - r * 0.45, cy + r), (cx + r * 0.35, cy - r * 0.85), max(2, int(r * 0.45)))
+            pg.circle(surf, colour, (cx + r * 0.38, cy - r * 0.85), r * 0.34)
+            for t in (0.3, 0.6):
+                x = cx - r * 0.45 + t * r * 0.8
+                y = cy + r - t * r * 1.85
+                pg.circle(surf, dark, (x, y), max(1.5, r * 0.13))
+
+    def draw_card(self, card: int, x: float, y: float, face_up: bool = True, highlight: bool = False) -> None:
+        """A card with its top-left corner at (x, y): face and suit sign, or its back."""
+        pg, w, h = self.pg.draw, self.CARD_W, self.CARD_H
+        rect = self.pg.Rect(int(x), int(y), w, h)
+        if not face_up:
+            pg.rect(self.surface, _BACK, rect, border_radius=6)
+            inner = rect.inflate(-10, -10)
+            pg.rect(self.surface, _BACK_LINE, inner, 2, border_radius=4)
+            self.surface.set_clip(inner)
+            for k in range(0, w + h, 10):
+                pg.line(self.surface, _BACK_LINE, (inner.left + k, inner.top), (inner.left + k - h, inner.top + h), 1)
+            self.surface.set_clip(None)
+            pg.rect(self.surface, _INK, rect, 1, border_radius=6)
+            return
+        pg.rect(self.surface, _PAPER, rect, border_radius=6)
+        pg.rect(self.surface, _HIGHLIGHT if highlight else _INK, rect, 3 if highlight else 1, border_radius=6)
+        suit, face = divmod(card, NUM_FACES)
+        colour = SUIT_COLOURS[suit]
+        self._text(FACES[face], (rect.left + 5, rect.top + 4), colour, self.card_font)
+        self.draw_suit(suit, rect.left + 10, rect.top + 32, 5)  # the corner index, seen when fanned
+        self._text(FACES[face], (rect.right - 5, rect.bottom - 4), colour, self.card_font, anchor="bottomright")
+        self.draw_suit(suit, rect.centerx + 4, rect.centery + 2, 13)
+        if face >= 7:  # court cards: a frame, as on the printed deck
+            pg.rect(self.surface, colour, rect.inflate(-18, -30), 1, border_radius=3)
+
+    # -- the table -----------------------------------------------------------------------------
+    def draw(self, rules: Rules, state: State, lane: int = 0, viewer: int | None = None, show_all: bool = False,
+             extra=()) -> None:
+        s, n = state, rules.num_players
+        width, height = self.size
+        surf, pg = self.surface, self.pg
+        surf.fill(_FELT_EDGE)
+        pg.draw.ellipse(surf, _FELT, (40, 60, width - 80, height - 120))
+        if viewer is None:
+            viewer = int(s.current[lane]) if s.current[lane] >= 0 else -1
+
+        # Trump, the shown or turned card, the stock.
+        trump = int(s.trump[lane])
+        self._text(f"trump: {SUIT_NAMES[trump]}", (16, 12))
+        self.draw_suit(trump, 160, 20, 9)
+        turned = int(s.turned_card[lane])
+        label = "shown card" if rules.partnerships else "turned card"
+        self._text(label, (16, 36), font=self.small)
+        if turned >= 0:
+            self.draw_card(turned, 16, 52)
+        else:
+            self._text("(played)" if rules.partnerships else "(drawn)", (20, 60), font=self.small)
+        if rules.has_stock:
+            to_draw = int(s.to_draw[lane]) - (1 if rules.turned_card_drawn and turned >= 0 else 0)
+            for k in range(min(max(to_draw, 0), 6)):
+                self.draw_card(0, 90 + 2 * k, 52 - 2 * k, face_up=False)
+            self._text(f"stock: {max(to_draw, 0)}", (90, 142), font=self.small)
+        self._text(f"tricks: {int(s.tricks_played[lane])}/{rules.num_tricks}", (16, 142), font=self.small)
+
+        # Scores and cantes, top right.
+        totals = s.totals[lane]
+        y = 12
+        for side in range(rules.num_sides):
+            seats = [x for x in range(n) if rules.side_of(x) == side]
+            text = (f"side {side} ({', '.join(f'p{x}' for x in seats)}): {int(totals[side])} = "
+                    f"{int(s.card_points[lane, side])} cards + {int(s.cante_points[lane, side])} cantes")
+            if s.last_trick_bonus[lane, side]:
+                text += f" + {int(s.last_trick_bonus[lane, side])} last"
+            self._text(text, (width - 16, y), anchor="topright")
+            y += 22
+        for suit in range(4):
+            singer = int(s.sung_by[lane, suit])
+            if singer >= 0:
+                points = 40 if suit == trump else 20
+                self._text(f"player_{singer} sang {points} in {SUIT_NAMES[suit]}", (width - 16, y), font=self.small,
+                           anchor="topright")
+                y += 18
+
+        # Hands, labels and the trick.
+        for seat, (where, anchor, spot) in enumerate(_seat_layout(n, width, height)):
+            hand = [c for c in range(NUM_CARDS) if int(s.hands[lane, seat]) >> c & 1]
+            hand.sort(key=lambda c: (c // NUM_FACES, -CARD_STRENGTH[c]))
+            face_up = show_all or seat == viewer
+            known = int(s.known[lane, seat])
+            step = (self.CARD_W + 4) if face_up and where in ("bottom", "top") else (26 if face_up else 16)
+            span = step * max(len(hand) - 1, 0) + self.CARD_W
+            if where in ("bottom", "top"):
+                x0 = anchor[0] - span / 2
+            elif where == "left":
+                x0 = anchor[0]
+            else:
+                x0 = anchor[0] - span
+            y0 = anchor[1] - self.CARD_H / 2
+            for k, card in enumerate(hand):
+                up = face_up or bool(known >> card & 1)  # shown, sung or drawn cards are public
+                self.draw_card(card, x0 + k * step, y0, face_up=up)
+            marks = [f"player_{seat}", f"side {rules.side_of(seat)}"]
+            if seat == s.dealer[lane]:
+                marks.append("dealer")
+            acting = seat == s.current[lane]
+            if acting:
+                marks.append(f"to act: {DECISION_KINDS[s.decision[lane]]}")
+            label_y = y0 - 4 if where != "top" else y0 - 4
+            rect = self._text("  ".join(marks), (anchor[0] if where in ("bottom", "top") else x0 + span / 2, label_y),
+                              _HIGHLIGHT if acting else _TEXT, anchor="midbottom")
+            if acting:
+                pg.draw.rect(surf, _HIGHLIGHT, rect.inflate(8, 4), 1, border_radius=4)
+            card = int(s.trick[lane, seat])
+            if card >= 0:
+                self.draw_card(card, spot[0] - self.CARD_W / 2, spot[1] - self.CARD_H / 2,
+                               highlight=seat == s.best_seat[lane])
+
+        # Status line.
+        if s.done[lane]:
+            how = " by Tute" if s.tute_declarer[lane] >= 0 else ""
+            status = f"hand over: side {int(s.winner[lane])} wins{how}, {int(s.games[lane])} game(s)"
+        else:
+            status = f"player_{int(s.current[lane])} to {DECISION_KINDS[s.decision[lane]]}"
+        lines = [status, *extra]
+        for k, line in enumerate(reversed(lines)):
+            self._text(line, (16, height - 10 - 20 * k), anchor="bottomleft")
+
+    def render(self, rules: Rules, state: State, lane: int = 0, viewer: int | None = None, show_all: bool = False,
+               extra=()):
+        """Draw, then return the picture ((H, W, 3) uint8), or show it in the window (human)."""
+        self.draw(rules, state, lane, viewer, show_all, extra)
+        pg = self.pg
+        if not self.human:
+            return np.ascontiguousarray(pg.surfarray.array3d(self.surface).transpose(1, 0, 2), dtype=np.uint8)
+        if self.window is None:
+            pg.display.init()
+            pg.display.set_caption("Tute")
+            self.window = pg.display.set_mode(self.size)
+            self.clock = pg.time.Clock()
+        self.window.blit(self.surface, (0, 0))
+        pg.event.pump()
+        pg.display.flip()
+        self.clock.tick(self.fps)
+        return None
+
+    def close(self) -> None:
+        if self.window is not None:
+            self.pg.display.quit()
+            self.window = None

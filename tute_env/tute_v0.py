@@ -1,0 +1,820 @@
+# noqa: D212, D415
+"""
+# Tute
+
+This environment plays Tute, the Spanish trick-taking card game of the 40-card deck, in the
+style of PettingZoo's classic environments. Its rules are `RULES.md` (rule ids R1..R10 below);
+every rule option there is a keyword argument here.
+
+| Import             | `from tute_env import tute_v0`                                    |
+|--------------------|-------------------------------------------------------------------|
+| Registry           | `pettingzoo.make("aec", "tute_env/tute_v0")` after the import     |
+| Actions            | Discrete                                                          |
+| Parallel API       | Yes, turn-based: `tute_v0.parallel_env()`                         |
+| Manual Control     | No                                                                |
+| Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']` (partnership) |
+| Agents             | 4 (`partnership`, `manita`), 3 (`three_player`), 2 (the others)   |
+| Action Shape       | Discrete(47)                                                      |
+| Action Values      | Discrete(47)                                                      |
+| Observation Shape  | `observation`: (size,) int8, see the table; `action_mask`: (47,) int8 |
+| Observation Values | [0, 120]                                                          |
+| State Shape        | (state size,) int8: the observation plus every hand and the stock |
+
+```python
+from tute_env import tute_v0
+
+env = tute_v0.env(variant="partnership", render_mode="ansi")
+env.reset(seed=42)
+for agent in env.agent_iter():
+    observation, reward, termination, truncation, info = env.last()
+    if termination or truncation:
+        action = None
+    else:
+        action = env.action_space(agent).sample(observation["action_mask"])
+    env.step(action)
+print(info)  # {'points': [83, 47], 'winner': 0, 'games': 1, ...}
+env.close()
+```
+
+Tute is played by four players in two partnerships (seats 0 and 2 against 1 and 3; the whole
+deck is dealt and the dealer's last card, shown to all, names the trump suit), or by two or
+three players each for themselves, drawing from a stock after every trick. Cards are won in
+tricks (A 11, 3 10, R 4, C 3, S 2 points, 10 more for the last trick); the follow duties are
+strict (follow suit and beat, else trump, else overtrump: R5). A player whose side has just won
+a trick may *sing* a king and knight of one suit (20 points, 40 in trumps: R8), or declare a
+*Tute* (all four kings or knights: the hand ends, won by the declarer's side: R8b). With two
+players the seven of trumps may be exchanged for the turned card (R7). The side with most
+points wins the hand and one game, two with more than 100 points in the partnership game (R9).
+
+### Arguments
+
+``` python
+tute_v0.env(variant="partnership", episode="hand", reward="win", render_mode=None,
+            show_all_hands=False, **rule_options)
+```
+
+`variant`: the preset, one of `partnership` (default), `manita`, `two_player`,
+`two_player_10`, `three_player`, `corriente` (RULES.md, Presets), or a `tute_env.rules.Rules`.
+
+`**rule_options`: any rule option of RULES.md overriding the preset, e.g. `stock_duty="strict"`,
+`singers="winner"`, `tute="off"`, `target_games=3` (see `tute_env.rules.Rules`).
+
+`episode`: `"hand"` (default): an episode is one hand; `"match"`: an episode is a whole match
+(R10): hands are dealt one after the other, the next seat dealing (R2), until a side has
+`target_games` games (or, with `match="target_points"`, `target_points` points).
+
+`reward`: `"win"` (default) or `"points"`, see Rewards.
+
+`render_mode`: `None`, `"ansi"` (a text table), `"rgb_array"` or `"human"` (a drawn table).
+
+`show_all_hands`: render every hand face up, not just the acting player's (a debug view).
+
+A bad argument raises `ValueError` naming it.
+
+### Observation Space
+
+The observation is a dictionary with an `'observation'` element, the flat int8 vector below,
+and an `'action_mask'` element (see Legal Actions Mask). Both are new arrays on every call.
+
+The vector is what the observing player may know, and nothing more (`tute_env.observation`).
+Seats are relative to the observer (relative seat 0 is the observer, 1 the next seat in play
+order, ...), and so are sides (relative side 0 is the observer's side). Card pieces have one
+entry per card id (see Action Space), so a piece of n x 40 is n blocks of 40, by relative seat.
+
+OBSERVATION_TABLE
+
+Values are 0/1 except `card_points` (0..120), `cante_points` (0..100), `last_won` and
+`tricks_played` (0..number of tricks) and `stock_size` (0..40); multiply by
+`tute_env.observation.observation_scale(rules)` to bring them into [0, 1].
+
+The turn order is public, so it tells what the rules reveal: after a trick won by a partnership,
+the winner's partner gets a declaration turn (sing, Tute or pass) only when holding a legal
+declaration (R8). Whether another player has such a turn is therefore known to all when it
+happens; the observation shows only the observer's own decision kind.
+
+#### Legal Actions Mask
+
+The legal actions of the agent to act are the `action_mask` element of its observation: a
+binary (47,) int8 vector; it is all zeros for every other agent and once the hand is over.
+Taking an illegal action ends the episode with a reward of -1 for the agent that took it and 0
+for the others (PettingZoo's `TerminateIllegalWrapper`, in `env()`; `raw_env()` raises
+`ValueError` instead).
+
+### Action Space
+
+| action id | meaning |
+|---|---|
+| 0..39 | play a card: id = suit * 10 + face; suits o c e b (oros, copas, espadas, bastos), faces A 2 3 4 5 6 7 S C R: `Ao`=0, `2o`=1, ..., `Ro`=9, `Ac`=10, ..., `Rb`=39 |
+| 40..43 | sing the cante (king and knight) of oros, copas, espadas, bastos (R8) |
+| 44 | declare Tute (R8b) |
+| 45 | exchange the seven (or two) of trumps for the turned card (R7, two players) |
+| 46 | pass: decline a declaration turn (R8) |
+
+`tute_env.cards.action_str` and `action_id` convert between ids and strings (`"Ao"`,
+`"sing-c"`, `"tute"`, `"exchange"`, `"pass"`). A declaration or an exchange keeps the turn; a
+card ends it.
+
+### Rewards
+
+Rewards are zero-sum over the agents and arrive when a hand (`episode="hand"`) or a match
+(`episode="match"`) ends; every other step gives 0.
+
+`reward="win"`, `episode="hand"`: the winning side's players get +g each, where g is the
+number of games the hand credits (1, or 2 for a hand won with more than 100 points or by a
+Tute, as the rules say); the losers share -g per winner: with partnerships each loser gets -g,
+with two players the loser -g, with three players each loser -g/2.
+
+| | winner(s) | each loser |
+|---|---|---|
+| partnership | +g each | -g |
+| two players | +g | -g |
+| three players | +g | -g/2 |
+
+`reward="win"`, `episode="match"`: the same, with g = 1, when the match ends; the hands before
+it give 0.
+
+`reward="points"`: when a hand ends, each player gets its side's hand total (R9) minus the mean
+total of the other sides, divided by 230, the most a side can score in a hand (120 card
+points, 10 for the last trick and 100 of cantes), so rewards lie in [-1, 1]. A hand ended by a
+Tute gives the declarer's side +1 each and the others the zero-sum share of -1 (as `"win"` with
+g = 1), whatever the points. With `episode="match"` every hand of the match gives its reward.
+
+In `episode="match"` with `match="target_points"`, the hand totals add up and the first side to
+`target_points` wins; should several sides get there in the same hand, the one with the most
+points wins, a tie going to the hand's winner. A Tute wins the match outright for the
+declarer's side.
+
+An illegal action ends the episode with -1 for the agent that took it and 0 for the others.
+
+### Infos
+
+When a hand ends, every agent's info holds `points` (the hand total of each side, R9, as a
+list by side), `winner` (the winning side: side = seat % 2 with partnerships, else the seat;
+-1 for none), `games` (games credited to the winner), `tute` (the seat that declared a Tute,
+-1 if none) and `hand` (the hand's index in the episode, from 0). With `episode="match"` they
+also hold `match_games` and `match_points` (per side, after this hand) and, when the match is
+over, `match_winner`. A hand's result stays in an agent's info until that agent acts again.
+
+### State
+
+`state()` is the perfect-information encoding (`tute_env.observation.encode_perfect_information`)
+from the point of view of the agent to act (of `player_0` once the episode is over): the
+observation above followed by `hands` (n x 40, every hand by relative seat) and `stock` (40,
+the face-down stock as a set). `state_space` is its Box. Use it for centralised critics only.
+
+`get_state()` returns a snapshot of the whole environment (the game, the match, rewards,
+infos, the random generator) and `set_state(snapshot)` restores it; `copy.deepcopy` and `pickle`
+keep the game in progress too. `raw_env.game` is the rules core (`tute_env.core.Game`) and
+`raw_env.core_state` its one-game `State`, for reading.
+
+### Reset options
+
+`reset(seed=None, options=None)`: `options={"deal": {"dealer": 3, "hands": [[...], ...],
+"trump_card": "Ao", "stock": [...]}}` plays the given deal (card strings or ids): `hands` one
+list per seat; `trump_card` the dealer's shown card, in the dealer's hand, for the partnership
+game, otherwise the turned card; `stock` only with a stock, in drawing order (`stock[0]` is
+drawn first), without the turned card. A malformed deal raises `ValueError` saying what is
+wrong. `options={"dealer": d}` deals at random with dealer d. Without either, the dealer is
+random. In a match only the first hand is given; the next ones are dealt at random. Other keys
+are ignored.
+
+### Version History
+
+* v0: Initial release (tute_env 0.1.0).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+from .cards import NUM_ACTIONS, NUM_CARDS, action_str
+from .core import Game, State
+from .deal import Deal, Deals, random_deals
+from .observation import (
+    encode_observation,
+    encode_perfect_information,
+    observation_layout,
+    observation_scale,
+    perfect_information_layout,
+)
+from .rules import PRESETS, Rules, make_rules, option_names
+
+__all__ = ["env", "raw_env", "parallel_env", "Scoring", "MAX_HAND_POINTS", "EPISODES", "REWARDS"]
+
+EPISODES = ("hand", "match")
+REWARDS = ("win", "points")
+RENDER_MODES = ("human", "rgb_array", "ansi")
+#: The most a side can score in one hand: 120 card points, 10 for the last trick, 100 of cantes.
+MAX_HAND_POINTS = 230
+
+#: What each observation piece holds (the doc table's last column).
+PIECE_DOC = {
+    "hand": "the observer's hand",
+    "trump_suit": "one-hot trump suit (o c e b)",
+    "shown_card": "the shown (partnership) or turned card while visible",
+    "trick": "the trick in progress, by relative seat",
+    "played": "cards each relative seat has played this hand (trick in progress included)",
+    "known_cards": "cards publicly known to be in each hand (shown, sung, exchanged, last drawn)",
+    "cannot_hold": "cards each seat is publicly known not to hold (from the follow duties)",
+    "cantes": "suits sung (o c e b), by relative seat",
+    "card_points": "card points taken so far, by relative side (0..120)",
+    "cante_points": "points sung so far, by relative side (0..100)",
+    "last_won": "1 + index of the last trick each relative side won, 0 if none (R9 tie rule)",
+    "tricks_played": "completed tricks",
+    "stock_size": "cards left to draw (the turned card included when it will be drawn)",
+    "strict_rules": "1 when the R5 duties are in force for the next play",
+    "exchanged": "1 once the turned trump has been exchanged this hand (R7)",
+    "decision": "one-hot decision kind of the observer when it is to act: lead, follow, declare",
+    "trick_leader": "one-hot relative seat that leads the trick in progress (or leads next)",
+    "trick_winner": "one-hot relative seat winning the trick in progress (none before the lead)",
+    "dealer": "one-hot relative seat of the dealer",
+}
+_TABLE_PRESETS = ("partnership", "two_player", "three_player")
+
+
+def observation_table() -> str:
+    """The observation layout as a markdown table, generated from :mod:`tute_env.observation`
+    (the module docstring embeds it; a test keeps the two equal)."""
+    layouts = [observation_layout(PRESETS[p]) for p in _TABLE_PRESETS]
+    names = [name for name, _ in layouts[0].pieces]
+    lines = [
+        "| piece | offset (4 players) | size: 4 / 2 / 3 players | content |",
+        "|---|---|---|---|",
+    ]
+    for name in names:
+        sizes = " / ".join(str(dict(layout.pieces)[name]) for layout in layouts)
+        offset = layouts[0].slices[name].start
+        lines.append(f"| `{name}` | {offset} | {sizes} | {PIECE_DOC.get(name, '')} |")
+    total = " / ".join(str(layout.size) for layout in layouts)
+    lines.append(f"| total | | {total} | |")
+    return "\n".join(lines)
+
+
+__doc__ = __doc__.replace("OBSERVATION_TABLE", observation_table())
+
+
+# ----------------------------------------------------------------------------------------------
+# Rewards and matches, batched over games: the one implementation shared by the AEC env and the
+# Gymnasium views (the rules themselves are the core's).
+# ----------------------------------------------------------------------------------------------
+def win_rewards(rules: Rules, winner: np.ndarray, scale) -> np.ndarray:
+    """(B, n) zero-sum rewards: +scale to each seat of the winning side, the losers sharing the
+    winners' total equally; a winner of -1 gives zeros."""
+    n, sides = rules.num_players, rules.num_sides
+    side_of_seat = np.arange(n) % 2 if rules.partnerships else np.arange(n)
+    per_side = n // sides
+    winner = np.asarray(winner)
+    scale = np.broadcast_to(np.asarray(scale, dtype=np.float64), winner.shape)
+    won = side_of_seat[None, :] == winner[:, None]
+    out = np.where(won, scale[:, None], -scale[:, None] * per_side / (n - per_side))
+    return np.where(winner[:, None] >= 0, out, 0.0)
+
+
+def points_rewards(rules: Rules, totals: np.ndarray) -> np.ndarray:
+    """(B, n) zero-sum rewards: own side's total minus the mean of the other sides' totals,
+    divided by :data:`MAX_HAND_POINTS`."""
+    totals = np.asarray(totals, dtype=np.float64)
+    sides = rules.num_sides
+    others = (totals.sum(axis=1, keepdims=True) - totals) / (sides - 1)
+    side_reward = (totals - others) / MAX_HAND_POINTS
+    side_of_seat = np.arange(rules.num_players) % 2 if rules.partnerships else np.arange(rules.num_players)
+    return side_reward[:, side_of_seat]
+
+
+class Scoring:
+    """Episode bookkeeping of B games: hand and match results, rewards (see the module doc).
+
+    ``hand_over(state, lanes)`` is called for lanes whose hand has just ended (before they are
+    dealt anew) and returns the rewards of that moment and which episodes are over.
+    """
+
+    def __init__(self, rules: Rules, episode: str, reward: str, batch_size: int):
+        self.rules, self.episode, self.reward = rules, episode, reward
+        sides = rules.num_sides
+        self.match_games = np.zeros((batch_size, sides), np.int32)
+        self.match_points = np.zeros((batch_size, sides), np.int32)
+        self.hands = np.zeros(batch_size, np.int32)
+
+    def reset(self, lanes=slice(None)) -> None:
+        self.match_games[lanes] = 0
+        self.match_points[lanes] = 0
+        self.hands[lanes] = 0
+
+    def hand_over(self, s: State, lanes: np.ndarray) -> dict[str, np.ndarray]:
+        """Results of the hands just ended in ``lanes``: a dict of arrays with ``rewards``
+        (len, n), ``episode_over``, ``points`` (len, sides), ``winner``, ``games``, ``tute``,
+        ``hand`` and, with matches, ``match_games``, ``match_points``, ``match_winner``
+        (-1 while the match goes on)."""
+        r = self.rules
+        winner = s.winner[lanes].astype(np.int64)
+        games = s.games[lanes].astype(np.int64)
+        totals = s.totals[lanes].astype(np.int64)
+        tute = s.tute_declarer[lanes].astype(np.int64)
+        out = {"points": totals, "winner": winner, "games": games, "tute": tute, "hand": self.hands[lanes].copy()}
+        self.hands[lanes] += 1
+        if self.reward == "points":
+            hand_rewards = np.where((tute >= 0)[:, None], win_rewards(r, winner, 1.0), points_rewards(r, totals))
+        else:
+            hand_rewards = win_rewards(r, winner, games)
+        if self.episode == "hand":
+            out["rewards"] = hand_rewards
+            out["episode_over"] = np.ones(len(winner), bool)
+            return out
+
+        self.match_points[lanes] += totals
+        if r.match == "target_games":
+            self.match_games[lanes, winner] += games
+            over = self.match_games[lanes, winner] >= r.target_games
+            match_winner = np.where(over, winner, -1)
+        else:
+            self.match_games[lanes, winner] += games  # kept for the record
+            points = self.match_points[lanes]
+            reached = points >= r.target_points
+            side_ids = np.arange(r.num_sides)[None, :]
+            key = np.where(reached, points * 2 + (side_ids == winner[:, None]), -1)
+            over = reached.any(axis=1) | (tute >= 0)
+            match_winner = np.where(tute >= 0, winner, np.where(over, key.argmax(axis=1), -1))
+        if self.reward == "points":
+            rewards = hand_rewards
+        else:
+            rewards = win_rewards(r, match_winner, 1.0)
+        out.update(
+            rewards=rewards,
+            episode_over=over,
+            match_games=self.match_games[lanes].copy(),
+            match_points=self.match_points[lanes].copy(),
+            match_winner=match_winner,
+        )
+        return out
+
+
+# ----------------------------------------------------------------------------------------------
+# One game's observation, fast
+# ----------------------------------------------------------------------------------------------
+_FAST_PIECES = (
+    "hand", "trump_suit", "shown_card", "trick", "played", "known_cards", "cannot_hold", "cantes",
+    "card_points", "cante_points", "last_won", "tricks_played", "stock_size", "strict_rules", "exchanged",
+    "decision", "trick_leader", "trick_winner", "dealer",
+)
+
+
+class SingleGameEncoder:
+    """:func:`tute_env.observation.encode_observation` for lane 0 of a state, with plain Python
+    for the small fields: the same vector at about a quarter of the cost for one game (numpy's
+    per-call overhead dominates at B = 1). Falls back to ``encode_observation`` whenever the
+    declared layout is not the one this encoder knows; tests check both agree."""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        layout = observation_layout(rules)
+        n, sides = rules.num_players, rules.num_sides
+        self.fast = tuple(name for name, _ in layout.pieces) == _FAST_PIECES and layout.size == (
+            NUM_CARDS * (2 + 4 * n) + 4 + 4 * n + 3 * sides + 4 + 3 + 3 * n
+        )
+        self.size = layout.size
+        sl = layout.slices
+        self.n, self.sides = n, sides
+        self.side_of = [rules.side_of(x) for x in range(n)]
+        self.cards_end = sl["cannot_hold"].stop
+        self.trump0 = sl["trump_suit"].start
+        self.cantes0 = sl["cantes"].start
+        self.card_points0 = sl["card_points"].start
+        self.cante_points0 = sl["cante_points"].start
+        self.last_won0 = sl["last_won"].start
+        self.scalars0 = sl["tricks_played"].start  # tricks_played, stock_size, strict_rules, exchanged
+        self.decision0 = sl["decision"].start
+        self.leader0 = sl["trick_leader"].start
+        self.winner0 = sl["trick_winner"].start
+        self.dealer0 = sl["dealer"].start
+        self.always_strict = rules.stock_duty == "strict"
+
+    def encode(self, s: State, seat: int) -> np.ndarray:
+        if not self.fast:
+            return encode_observation(self.rules, s, seat)[0]
+        n, sides = self.n, self.sides
+        order = [(seat + k) % n for k in range(n)]
+        hands, played, known, cannot = s.hands[0].tolist(), s.played[0].tolist(), s.known[0].tolist(), s.cannot_hold[0].tolist()
+        trick = s.trick[0].tolist()
+        turned = int(s.turned_card[0])
+        sets = [hands[seat], 1 << turned if turned >= 0 else 0]
+        sets += [1 << trick[x] if trick[x] >= 0 else 0 for x in order]
+        sets += [played[x] for x in order]
+        sets += [known[x] for x in order]
+        sets += [cannot[x] for x in order]
+        bits = np.unpackbits(np.array(sets, dtype="<u8").view(np.uint8).reshape(len(sets), 8), axis=1,
+                             bitorder="little")[:, :NUM_CARDS]
+        out = np.zeros(self.size, np.int8)
+        out[:NUM_CARDS] = bits[0]
+        out[self.trump0 + 4:self.cards_end] = bits[1:].reshape(-1)
+
+        idx = [self.trump0 + int(s.trump[0])]
+        val = [1]
+        for suit, singer in enumerate(s.sung_by[0].tolist()):
+            if singer >= 0:
+                idx.append(self.cantes0 + ((singer - seat) % n) * 4 + suit)
+                val.append(1)
+        own = self.side_of[seat]
+        card_points, cante_points, last_won = s.card_points[0].tolist(), s.cante_points[0].tolist(), s.last_won[0].tolist()
+        for j in range(sides):
+            side = (own + j) % sides
+            idx += [self.card_points0 + j, self.cante_points0 + j, self.last_won0 + j]
+            val += [card_points[side], cante_points[side], last_won[side] + 1]
+        to_draw = int(s.to_draw[0])
+        idx += [self.scalars0, self.scalars0 + 1, self.scalars0 + 2, self.scalars0 + 3]
+        val += [int(s.tricks_played[0]), to_draw, 1 if self.always_strict or to_draw == 0 else 0, int(s.exchanged[0])]
+        if s.current[0] == seat:
+            idx.append(self.decision0 + int(s.decision[0]))
+            val.append(1)
+        idx.append(self.leader0 + (int(s.trick_leader[0]) - seat) % n)
+        val.append(1)
+        best = int(s.best_seat[0])
+        if best >= 0:
+            idx.append(self.winner0 + (best - seat) % n)
+            val.append(1)
+        idx.append(self.dealer0 + (int(s.dealer[0]) - seat) % n)
+        val.append(1)
+        out[idx] = val
+        return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Arguments
+# ----------------------------------------------------------------------------------------------
+def parse_env_args(variant, episode, reward, render_mode, rule_options, render_modes=RENDER_MODES,
+                   where="tute_v0.env") -> Rules:
+    """Validate the env arguments shared by all views; returns the rules. Raises ``ValueError``
+    naming the bad argument."""
+    if isinstance(variant, Rules):
+        base = variant
+    elif isinstance(variant, str) and variant in PRESETS:
+        base = PRESETS[variant]
+    else:
+        raise ValueError(f"bad argument variant={variant!r} for {where}: expected one of {sorted(PRESETS)} or a Rules")
+    unknown = sorted(set(rule_options) - set(option_names()))
+    if unknown:
+        raise ValueError(
+            f"unknown argument(s) {unknown} for {where}: expected variant, episode, reward, render_mode, "
+            f"show_all_hands or a rules option ({', '.join(option_names())})"
+        )
+    if episode not in EPISODES:
+        raise ValueError(f"bad argument episode={episode!r} for {where}: expected one of {EPISODES}")
+    if reward not in REWARDS:
+        raise ValueError(f"bad argument reward={reward!r} for {where}: expected one of {REWARDS}")
+    if render_mode is not None and render_mode not in render_modes:
+        raise ValueError(f"bad argument render_mode={render_mode!r} for {where}: expected None or one of {render_modes}")
+    return make_rules(base, **rule_options)
+
+
+def parse_reset_options(options, rules: Rules):
+    """``(deal, dealer)`` from reset options: a validated :class:`Deal` or None, a seat or None."""
+    if options is None:
+        return None, None
+    if not isinstance(options, Mapping):
+        raise ValueError(f"bad reset options {options!r}: expected a dict such as {{'deal': ...}} or {{'dealer': 0}}")
+    deal, dealer = options.get("deal"), options.get("dealer")
+    if deal is not None and dealer is not None:
+        raise ValueError("bad reset options: give either 'deal' (which names its dealer) or 'dealer', not both")
+    if deal is not None:
+        if isinstance(deal, Deal):
+            deal.validate(rules)
+        elif isinstance(deal, Mapping):
+            try:
+                deal = Deal.from_dict(deal, rules)
+            except TypeError as err:
+                raise ValueError(f"malformed deal: {err}") from None
+        else:
+            raise ValueError(f"malformed deal: expected a dict with dealer, hands, trump_card, stock; got {deal!r}")
+    if dealer is not None:
+        n = rules.num_players
+        if isinstance(dealer, (bool, np.bool_)) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
+            raise ValueError(f"bad reset option dealer={dealer!r}: expected a seat 0..{n - 1}")
+        dealer = int(dealer)
+    return deal, dealer
+
+
+def observation_high(rules: Rules, perfect: bool = False) -> np.ndarray:
+    """int8 upper bounds of the observation (or state) vector, from the layout's scale."""
+    high = np.rint(1 / observation_scale(rules)).astype(np.int8)
+    if perfect:
+        extra = perfect_information_layout(rules).size - high.size
+        high = np.concatenate([high, np.ones(extra, np.int8)])
+    return high
+
+
+# ----------------------------------------------------------------------------------------------
+# The environment
+# ----------------------------------------------------------------------------------------------
+def env(**kwargs) -> AECEnv:
+    """The AEC environment in PettingZoo's standard wrappers: an illegal action ends the episode
+    with -1 for its agent, actions outside the action space fail, calls out of order fail."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+def parallel_env(**kwargs):
+    """The turn-based Parallel API view (``turn_based_aec_to_parallel``) of :func:`env`."""
+    return turn_based_aec_to_parallel(env(**kwargs))
+
+
+class raw_env(AECEnv, EzPickle):
+    """Tute as a PettingZoo AEC environment (see the module doc). Thin over the batched rules
+    core: one :class:`tute_env.core.State` of one game."""
+
+    metadata = {
+        "render_modes": list(RENDER_MODES),
+        "name": "tute_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(self, variant: str | Rules = "partnership", episode: str = "hand", reward: str = "win",
+                 render_mode: str | None = None, show_all_hands: bool = False, **rule_options):
+        EzPickle.__init__(self, variant, episode, reward, render_mode, show_all_hands, **rule_options)
+        super().__init__()
+        self.rules = parse_env_args(variant, episode, reward, render_mode, rule_options)
+        if not isinstance(show_all_hands, bool):
+            raise ValueError(f"bad argument show_all_hands={show_all_hands!r} for tute_v0.env: expected True or False")
+        self.variant, self.episode, self.reward_kind = variant, episode, reward
+        self.render_mode, self.show_all_hands = render_mode, show_all_hands
+        self.game = Game(self.rules)
+        self._encoder = SingleGameEncoder(self.rules)
+        n = self.rules.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        size = observation_layout(self.rules).size
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0, observation_high(self.rules), shape=(size,), dtype=np.int8),
+                "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        # One space object per agent (PettingZoo seeds them separately).
+        self.observation_spaces = {a: copy.deepcopy(obs_space) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        state_high = observation_high(self.rules, perfect=True)
+        self.state_space = spaces.Box(0, state_high, shape=state_high.shape, dtype=np.int8)
+        self._state: State | None = None
+        self._rng: np.random.Generator | None = None
+        self._scoring = Scoring(self.rules, episode, reward, 1)
+        self._action = np.zeros(1, np.int64)
+        self._legal = 0
+        self._version = 0
+        self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
+        self._mask_cache = (-1, None)
+        self._rewards_dirty = False
+        self._renderer = None
+
+    # -- spaces --------------------------------------------------------------------------------
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # -- read access ---------------------------------------------------------------------------
+    @property
+    def core_state(self) -> State:
+        """The core's one-game state (read it; changing it bypasses the env's bookkeeping)."""
+        return self._state
+
+    @property
+    def match_score(self) -> dict[str, list[int]]:
+        """Games and points per side so far in this episode's match (zeros with hand episodes)."""
+        return {"games": self._scoring.match_games[0].tolist(), "points": self._scoring.match_points[0].tolist()}
+
+    # -- reset / step --------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        deal, dealer = parse_reset_options(options, self.rules)
+        if deal is not None:
+            deals = Deals.from_deals([deal], self.rules)
+        else:
+            deals = random_deals(self.rules, self._rng, 1, dealer)
+        self._state = self.game.new_state(deals)
+        self._scoring.reset()
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._rewards_dirty = False
+        self._skip_agent_selection = None
+        self._sync()
+        if self.render_mode == "human":
+            self.render()
+
+    def _sync(self) -> None:
+        """After the core state changed: whose turn, the legal set, fresh caches."""
+        s = self._state
+        self._version += 1
+        current = int(s.current[0])
+        self._legal = int(s.legal[0])
+        if current >= 0:
+            self.agent_selection = self.possible_agents[current]
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise ValueError(f"bad action {action!r} for {agent}: expected an action id 0..{NUM_ACTIONS - 1}") from None
+        if not (0 <= a < NUM_ACTIONS and self._legal >> a & 1):
+            legal = " ".join(action_str(x) for x in range(NUM_ACTIONS) if self._legal >> x & 1)
+            shown = action_str(a) if 0 <= a < NUM_ACTIONS else "out of range"
+            raise ValueError(f"illegal action {a} ({shown}) for {agent}; legal: {legal}")
+        self._cumulative_rewards[agent] = 0
+        if self.infos[agent]:
+            self.infos[agent] = {}
+        if self._rewards_dirty:
+            self.rewards = dict.fromkeys(self.agents, 0)
+            self._rewards_dirty = False
+        self._action[0] = a
+        s = self._state
+        self.game.step(s, self._action)
+        if s.done[0]:
+            self._hand_over(self._seat[agent])
+        else:
+            self._sync()
+        if self._rewards_dirty:
+            self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _hand_over(self, last_seat: int) -> None:
+        s = self._state
+        res = self._scoring.hand_over(s, np.zeros(1, np.intp))
+        rewards = res["rewards"][0]
+        for agent, seat in self._seat.items():
+            self.rewards[agent] = float(rewards[seat])
+        self._rewards_dirty = bool(rewards.any())
+        info = {
+            "points": res["points"][0].tolist(),
+            "winner": int(res["winner"][0]),
+            "games": int(res["games"][0]),
+            "tute": int(res["tute"][0]),
+            "hand": int(res["hand"][0]),
+        }
+        if self.episode == "match":
+            info["match_games"] = res["match_games"][0].tolist()
+            info["match_points"] = res["match_points"][0].tolist()
+            if res["match_winner"][0] >= 0:
+                info["match_winner"] = int(res["match_winner"][0])
+        for agent in self.agents:
+            self.infos[agent] = copy.deepcopy(info)
+        if res["episode_over"][0]:
+            self.terminations = dict.fromkeys(self.agents, True)
+            self._sync()
+            # Everyone is done: the dead steps go round from the seat after the last actor.
+            self.agent_selection = self.possible_agents[(last_seat + 1) % self.rules.num_players]
+        else:
+            self.game.reset_done(s, self._rng)  # the next seat deals (R2)
+            self._sync()
+
+    # -- observations --------------------------------------------------------------------------
+    def _observation(self, seat: int) -> np.ndarray:
+        cached = self._obs_cache.get(seat)
+        if cached is None or cached[0] != self._version:
+            cached = (self._version, self._encoder.encode(self._state, seat))
+            self._obs_cache[seat] = cached
+        return cached[1]
+
+    def _mask(self) -> np.ndarray:
+        version, mask = self._mask_cache
+        if version != self._version:
+            bits = np.array([self._legal], dtype="<u8").view(np.uint8)
+            mask = np.unpackbits(bits, bitorder="little")[:NUM_ACTIONS].view(np.int8)
+            self._mask_cache = (self._version, mask)
+        return mask
+
+    def observe(self, agent):
+        seat = self._seat[agent]
+        acting = self._state.current[0] == seat
+        return {
+            "observation": self._observation(seat).copy(),
+            "action_mask": self._mask().copy() if acting else np.zeros(NUM_ACTIONS, np.int8),
+        }
+
+    def state(self) -> np.ndarray:
+        seat = max(int(self._state.current[0]), 0)
+        return encode_perfect_information(self.rules, self._state, seat)[0]
+
+    # -- snapshots -----------------------------------------------------------------------------
+    def get_state(self) -> dict[str, Any]:
+        """A snapshot of the environment (picklable); :meth:`set_state` restores it."""
+        if self._state is None:
+            raise ValueError("get_state() before reset(): there is no game to snapshot")
+        return copy.deepcopy(
+            {
+                "rules": self.rules,
+                "episode": self.episode,
+                "reward": self.reward_kind,
+                "core": self._state,
+                "scoring": (self._scoring.match_games, self._scoring.match_points, self._scoring.hands),
+                "rng": self._rng.bit_generator.state,
+                "agents": self.agents,
+                "rewards": self.rewards,
+                "cumulative_rewards": self._cumulative_rewards,
+                "terminations": self.terminations,
+                "truncations": self.truncations,
+                "infos": self.infos,
+                "agent_selection": self.agent_selection,
+                "skip_agent_selection": getattr(self, "_skip_agent_selection", None),
+                "rewards_dirty": self._rewards_dirty,
+            }
+        )
+
+    def set_state(self, snapshot: dict[str, Any]) -> None:
+        """Restore a :meth:`get_state` snapshot of an env with the same rules and episode kind."""
+        if not isinstance(snapshot, Mapping) or "core" not in snapshot:
+            raise ValueError("set_state() expects a snapshot from get_state()")
+        for key, mine in (("rules", self.rules), ("episode", self.episode), ("reward", self.reward_kind)):
+            if snapshot[key] != mine:
+                raise ValueError(f"set_state(): the snapshot's {key} {snapshot[key]!r} differ from this env's {mine!r}")
+        snap = copy.deepcopy(snapshot)
+        self._state = snap["core"]
+        self._scoring.match_games, self._scoring.match_points, self._scoring.hands = snap["scoring"]
+        if self._rng is None:
+            self._rng = np.random.default_rng()
+        self._rng.bit_generator.state = snap["rng"]
+        self.agents = snap["agents"]
+        self.rewards = snap["rewards"]
+        self._cumulative_rewards = snap["cumulative_rewards"]
+        self.terminations = snap["terminations"]
+        self.truncations = snap["truncations"]
+        self.infos = snap["infos"]
+        self._skip_agent_selection = snap["skip_agent_selection"]
+        self._rewards_dirty = snap["rewards_dirty"]
+        self._sync()
+        self.agent_selection = snap["agent_selection"]
+
+    def __getstate__(self):
+        state = EzPickle.__getstate__(self)
+        state["tute_snapshot"] = self.get_state() if self._state is not None else None
+        return state
+
+    def __setstate__(self, state):
+        EzPickle.__setstate__(self, state)
+        if state.get("tute_snapshot") is not None:
+            self.set_state(state["tute_snapshot"])
+
+    # -- rendering -----------------------------------------------------------------------------
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        from .render import TableRenderer, render_text
+
+        s = self._state
+        viewer = int(s.current[0]) if s.current[0] >= 0 else None
+        extra = []
+        if self.episode == "match":
+            games, points = self._scoring.match_games[0], self._scoring.match_points[0]
+            extra.append(
+                "match: " + "  ".join(f"side {x}: {int(games[x])} games, {int(points[x])} points" for x in range(len(games)))
+                + f"  (hand {int(self._scoring.hands[0]) + (0 if s.done[0] else 1)})"
+            )
+        if self.render_mode == "ansi":
+            text = render_text(self.rules, s, viewer=viewer, show_all=self.show_all_hands)
+            return "\n".join([text, *("  " + line for line in extra)])
+        if self._renderer is None:
+            self._renderer = TableRenderer(human=self.render_mode == "human", fps=self.metadata["render_fps"])
+        return self._renderer.render(self.rules, s, viewer=viewer, show_all=self.show_all_hands, extra=extra)
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+
+
+def _register() -> None:
+    """Register ``tute_env/tute_v0`` in PettingZoo's registry (``pettingzoo.make("aec", ...)``)."""
+    try:
+        from pettingzoo.env_registry.registration import aec_registry, parallel_registry, register
+    except ImportError:  # older PettingZoo without a registry
+        return
+    if "tute_env/tute-v0" not in aec_registry:
+        register("aec", "tute_env/tute_v0", entry_point="tute_env.tute_v0:env")
+    if "tute_env/tute-v0" not in parallel_registry:
+        register("parallel", "tute_env/tute_v0", entry_point="tute_env.tute_v0:parallel_env")
+
+
+_register()
