@@ -22,13 +22,16 @@ legal card is played. The rules behind the score:
    card played; in a partnership with ``singers=side``, also when the partner wins) adds that
    cante's points (all four kings or knights, with Tute on: the hand).
 3. **Keeping cards when it pays.** Playing c costs what c is worth in the hand later:
-   its points times how likely it is to win them (a card likely to be captured later is worth
-   giving now), plus for trumps a value that grows with their strength (they win tricks), plus
-   for each half of an unsung cante pair most of the cante (never split a pair that may still
-   be sung), plus the four kings or knights while Tute may still be declared, plus a bonus for
-   the highest trump in the last tricks (it takes the last trick's +10). So it trumps only a
-   trick worth a trump, throws its weakest cards on tricks it cannot win, and cashes its
-   winners and pairs rather than waste them.
+   most of its points times how likely it is to win them (a card likely to be captured later
+   is worth giving now), plus a value per step of strength (large while the R5 duties hold,
+   where high cards control the tricks; small in the free stock phase), plus for trumps a
+   value that grows steeply with their strength (they win tricks), plus for each half of an
+   unsung cante pair most of the cante (never split a pair that may still be sung), plus the
+   four kings or knights while Tute may still be declared, plus a bonus for the highest trump
+   in the last tricks (it takes the last trick's +10). So it trumps only a trick worth a trump,
+   throws its weakest cards on tricks it cannot win, and keeps its winners and pairs.
+   (The weights are module constants, tuned by duplicate matches against ``greedy`` on a
+   seed range apart from the evaluation's.)
 4. **The partner.** When the partner is winning and no later opponent is likely to beat it,
    every point added to the trick is the side's, so it loads the trick with its counting cards
    ("cargar"); it does not overtake the partner (where the rules allow a choice: ``manita``, and
@@ -75,11 +78,14 @@ EXTRA_FREE = 0.0  # ... in the free stock phase (a follower that cannot or will 
 PARTNER_RESCUE = 0.3  # chance the partner, still to play, wins a trick that looks lost
 PARTNER_VOID_RESCUE = 0.75  # ... when the partner is known void in the suit led (and may trump)
 PARTNER_MASTER_RESCUE = 0.85  # ... when the partner is known to hold the suit's master
+KEEP_POINT_SHARE = 0.8  # share of a card's points (times its chance to win them) it is worth kept
+STRENGTH_KEEP = 0.8  # per step of strength: the stronger of two cards is kept (R5 duties in force)
+STRENGTH_KEEP_FREE = 0.3  # ... in the free stock phase
 PAIR_KEEP = 0.6  # share of a cante's points each card of an unsung pair is worth keeping
 TUTE_KEEP = 40.0  # each king (knight) of four while Tute may be declared
 TRUMP_BASE = 5.0  # keep value of any trump
-TRUMP_PER_STRENGTH = 0.6  # ... plus this per step of strength
-MASTER_KEEP = 1.5  # a card no one can beat is worth a future trick's extra points
+TRUMP_PER_STRENGTH = 2.0  # ... plus this per step of strength
+MASTER_KEEP = 0.0  # a card no one can beat is worth a future trick's extra points
 LAST_TRUMP_KEEP = 6.0  # the top trump in the last three tricks
 DRAW_TRUMPS_BONUS = 6.0  # leading the top trump when long in trumps
 CASH_BONUS = 3.0  # leading a sure winner
@@ -200,31 +206,29 @@ def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
     in_suit = _SUIT_OF[None, :] == suit_c
     suits4 = np.broadcast_to(SUIT_SET, (b, 4))
 
-    def p_beat(seat: _Seat) -> np.ndarray:
-        """(B, 40) chance the seat beats card c, were c winning the trick."""
+    own_suit = np.broadcast_to(_SUIT_OF[None, :], (b, NUM_CARDS))
+    lead_view = (own_suit, own_suit == trump[:, None], np.ones((b, NUM_CARDS), bool))
+    trick_view = (suit_c, suit_is_trump, in_suit)
+
+    def p_beat(seat: _Seat, view) -> np.ndarray:
+        """(B, 40) chance the seat beats card c, were c winning the trick (in ``view``: the
+        suit of the trick, whether it is trumps, and whether c is of it, per card)."""
+        suit, suit_trump, of_suit = view
         p_higher = seat.p_any(higher)
         p_trumps = seat.p_any(trump_set)[:, None]
         p_void = 1 - seat.p_any(suits4)  # (B, 4)
-        void_c = np.take_along_axis(p_void, np.maximum(suit_c, 0), axis=1)
-        strict_p = np.where(in_suit, p_higher + np.where(suit_is_trump, 0.0, void_c * p_trumps),
+        void_c = np.take_along_axis(p_void, np.maximum(suit, 0), axis=1)
+        strict_p = np.where(of_suit, p_higher + np.where(suit_trump, 0.0, void_c * p_trumps),
                             np.where(is_trump, void_c * p_higher, 0.0))
         free_p = np.where(is_trump, p_higher, p_higher + (1 - p_higher) * p_trumps * will)
         return np.clip(np.where(strict, strict_p, free_p), 0.0, 1.0)
 
     p_safe = np.ones((b, NUM_CARDS))
-    p_lead_safe = np.ones((b, NUM_CARDS))  # were the card led now: kept-card values
+    p_lead_safe = np.ones((b, NUM_CARDS))  # were the card led now: for the keep values
     for k in opponents:
-        pk = p_beat(seats[k])
+        pk = p_beat(seats[k], trick_view)
         p_safe *= np.where(later[:, k, None], 1 - pk, 1.0)
-        if following.any():
-            # A lead's view of the card, for the keep values.
-            p_higher = seats[k].p_any(higher)
-            p_trumps = seats[k].p_any(trump_set)[:, None]
-            void_own = (1 - seats[k].p_any(suits4))[:, _SUIT_OF]
-            lead_p = np.where(is_trump, p_higher, p_higher + void_own * p_trumps)
-            p_lead_safe *= 1 - np.clip(lead_p, 0, 1)
-        else:
-            p_lead_safe *= 1 - pk
+        p_lead_safe *= 1 - p_beat(seats[k], lead_view)
 
     # --- the trick -------------------------------------------------------------------------------
     best = info.best_card.astype(np.intp)
@@ -293,7 +297,8 @@ def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
 
 
     # --- what the card is worth kept ---------------------------------------------------------------
-    keep = _POINTS[None, :] * (2 * p_lead_safe - 1) + 0.1 * _STRENGTH[None, :]
+    keep = KEEP_POINT_SHARE * _POINTS[None, :] * (2 * p_lead_safe - 1)
+    keep += np.where(info.strict, STRENGTH_KEEP, STRENGTH_KEEP_FREE)[:, None] * _STRENGTH[None, :]
     master = (STRONGER[None, :] & hidden[:, None]) == 0
     keep += np.where(master & (p_lead_safe > 0.7), MASTER_KEEP, 0.0)
     keep += np.where(is_trump, TRUMP_BASE + TRUMP_PER_STRENGTH * _STRENGTH[None, :], 0.0)
