@@ -50,6 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent, make_agent
+from tute_env.cards import NUM_CARDS
 from tute_env.core import Game, State
 from tute_env.deal import Deals, random_deals
 from tute_env.observation import encode_observation
@@ -68,16 +69,26 @@ Z95 = 1.959963984540054
 # Deals and seatings
 # ----------------------------------------------------------------------------------------------
 def deal_set(rules: Rules, num_deals: int, seed_start: int = HELD_OUT_SEED_START) -> Deals:
-    """Deals ``seed_start .. seed_start + num_deals - 1``, deal i from its own seed (random dealer)."""
+    """Deals ``seed_start .. seed_start + num_deals - 1``: deal i is
+    ``random_deals(rules, np.random.default_rng(seed_start + i), 1)`` (a random dealer), built
+    here in one pass with the same draws."""
     if num_deals < 1:
         raise ValueError(f"num_deals must be at least 1, got {num_deals}")
-    parts = [random_deals(rules, np.random.default_rng(seed_start + i), 1) for i in range(num_deals)]
-    return Deals(
-        dealer=np.concatenate([d.dealer for d in parts]),
-        hands=np.concatenate([d.hands for d in parts]),
-        trump_card=np.concatenate([d.trump_card for d in parts]),
-        stock=np.concatenate([d.stock for d in parts]),
-    )
+    n, h = rules.num_players, rules.hand_size
+    decks = np.empty((num_deals, NUM_CARDS), np.int8)
+    dealer = np.empty(num_deals, np.int8)
+    for i in range(num_deals):
+        rng = np.random.default_rng(seed_start + i)
+        decks[i] = rng.random((1, NUM_CARDS)).argsort(axis=1)[0]
+        dealer[i] = rng.integers(0, n, size=1)[0]
+    hands = decks[:, : n * h].reshape(num_deals, n, h)
+    if rules.partnerships:
+        trump_card = hands[np.arange(num_deals), dealer, -1]
+        stock = decks[:, :0]
+    else:
+        trump_card = decks[:, n * h]
+        stock = decks[:, n * h + 1 :]
+    return Deals(dealer=dealer, hands=hands.copy(), trump_card=trump_card.copy(), stock=stock.copy())
 
 
 def pairing_seatings(rules: Rules) -> np.ndarray:
@@ -186,7 +197,12 @@ def play_deals(
     game = Game(rules)
     seat_agents = np.asarray(seat_agents)
     s_count = len(seat_agents)
-    base = game.new_state(deals)
+    if hasattr(game, "_write_deals"):
+        # The deals come from `deal_set` (valid by construction): skip the per-deal validation.
+        base = game._empty(len(deals))
+        game._write_deals(base, np.arange(len(deals)), deals)
+    else:
+        base = game.new_state(deals)
     lanes_deal = np.repeat(np.arange(len(deals)), s_count)
     state = base.take(lanes_deal)
     lane_seating = np.tile(np.arange(s_count), len(deals))
