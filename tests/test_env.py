@@ -547,6 +547,13 @@ def test_module_doc_has_the_generated_observation_table():
     assert tute_v0.env().metadata["name"] == "tute_v0"
 
 
+def test_doc_page_file_is_up_to_date():
+    with open(os.path.join(ROOT, "docs", "tute_v0.md")) as f:
+        assert f.read().strip() == (tute_v0.DOC_HEADER + tute_v0.__doc__.strip()).strip(), (
+            "docs/tute_v0.md is stale: python -m tute_env.tute_v0 > docs/tute_v0.md"
+        )
+
+
 def test_imports_stay_lazy():
     code = (
         "import sys, tute_env.core, tute_env.observation\n"

@@ -32,7 +32,7 @@ for agent in env.agent_iter():
     else:
         action = env.action_space(agent).sample(observation["action_mask"])
     env.step(action)
-print(info)  # {'points': [83, 47], 'winner': 0, 'games': 1, ...}
+print(info)  # e.g. {'points': [84, 46], 'winner': 0, 'games': 1, 'tute': -1, 'hand': 0}
 env.close()
 ```
 
@@ -164,8 +164,10 @@ the face-down stock as a set). `state_space` is its Box. Use it for centralised 
 
 `get_state()` returns a snapshot of the whole environment (the game, the match, rewards,
 infos, the random generator) and `set_state(snapshot)` restores it; `copy.deepcopy` and `pickle`
-keep the game in progress too. `raw_env.game` is the rules core (`tute_env.core.Game`) and
-`raw_env.core_state` its one-game `State`, for reading.
+keep the game in progress too (PettingZoo's `EzPickle` alone would rebuild a fresh env). On an env
+from `env()`, call `reset()` once before `set_state()` (the order-enforcing wrapper wants it).
+`raw_env.game` is the rules core (`tute_env.core.Game`) and `raw_env.core_state` its one-game
+`State`, for reading.
 
 ### Reset options
 
@@ -177,6 +179,15 @@ drawn first), without the turned card. A malformed deal raises `ValueError` sayi
 wrong. `options={"dealer": d}` deals at random with dealer d. Without either, the dealer is
 random. In a match only the first hand is given; the next ones are dealt at random. Other keys
 are ignored.
+
+### Speed
+
+The env is thin: one core `State` of one game, the legal set cached per step, an observation
+computed only when asked for (`observe`) and at most once per agent and step. `bench/env_speed.py`
+measures it against PettingZoo's `leduc_holdem_v4`; the figures are in `docs/env_speed.md`.
+For training at scale use `tute_env.gym_env.TuteVectorEnv` or the core itself.
+
+This page is also `docs/tute_v0.md` (`python -m tute_env.tute_v0 > docs/tute_v0.md`).
 
 ### Version History
 
@@ -260,6 +271,7 @@ def observation_table() -> str:
 
 
 __doc__ = __doc__.replace("OBSERVATION_TABLE", observation_table())
+DOC_HEADER = "<!-- Generated from tute_env/tute_v0.py: python -m tute_env.tute_v0 > docs/tute_v0.md -->\n"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -570,6 +582,7 @@ class raw_env(AECEnv, EzPickle):
         self._scoring = Scoring(self.rules, episode, reward, 1)
         self._action = np.zeros(1, np.int64)
         self._legal = 0
+        self._current = -1
         self._version = 0
         self._obs_cache: dict[int, tuple[int, np.ndarray]] = {}
         self._mask_cache = (-1, None)
@@ -622,6 +635,7 @@ class raw_env(AECEnv, EzPickle):
         s = self._state
         self._version += 1
         current = int(s.current[0])
+        self._current = current
         self._legal = int(s.legal[0])
         if current >= 0:
             self.agent_selection = self.possible_agents[current]
@@ -705,14 +719,14 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent):
         seat = self._seat[agent]
-        acting = self._state.current[0] == seat
+        acting = self._current == seat
         return {
             "observation": self._observation(seat).copy(),
             "action_mask": self._mask().copy() if acting else np.zeros(NUM_ACTIONS, np.int8),
         }
 
     def state(self) -> np.ndarray:
-        seat = max(int(self._state.current[0]), 0)
+        seat = max(self._current, 0)
         return encode_perfect_information(self.rules, self._state, seat)[0]
 
     # -- snapshots -----------------------------------------------------------------------------
@@ -818,3 +832,7 @@ def _register() -> None:
 
 
 _register()
+
+
+if __name__ == "__main__":
+    print(DOC_HEADER + __doc__.strip())
