@@ -53,7 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from tute_env.cards import CARD_POINTS, CARD_STRENGTH, CARD_SUIT, FOLLOW, KING, KNIGHT, LEAD, NUM_CARDS
-from tute_env.core import BIT, PAIR_SET, STRONGER, SUIT_SET
+from tute_env.core import BIT, PAIR_SET, STRONGER, SUIT_SET, unpack_sets
 from tute_env.rules import Rules
 
 from .base import Agent
@@ -210,13 +210,12 @@ def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
     lead_view = (own_suit, own_suit == trump[:, None], np.ones((b, NUM_CARDS), bool))
     trick_view = (suit_c, suit_is_trump, in_suit)
 
-    def p_beat(seat: _Seat, view) -> np.ndarray:
-        """(B, 40) chance the seat beats card c, were c winning the trick (in ``view``: the
-        suit of the trick, whether it is trumps, and whether c is of it, per card)."""
+    def p_beat(odds, view) -> np.ndarray:
+        """(B, 40) chance a seat beats card c, were c winning the trick. ``odds``: the seat's
+        chances to hold a higher card of c's suit, any trump, no card of each suit; ``view``:
+        the suit of the trick, whether it is trumps, and whether c is of it, per card."""
+        p_higher, p_trumps, p_void = odds
         suit, suit_trump, of_suit = view
-        p_higher = seat.p_any(higher)
-        p_trumps = seat.p_any(trump_set)[:, None]
-        p_void = 1 - seat.p_any(suits4)  # (B, 4)
         void_c = np.take_along_axis(p_void, np.maximum(suit, 0), axis=1)
         strict_p = np.where(of_suit, p_higher + np.where(suit_trump, 0.0, void_c * p_trumps),
                             np.where(is_trump, void_c * p_higher, 0.0))
@@ -226,9 +225,9 @@ def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
     p_safe = np.ones((b, NUM_CARDS))
     p_lead_safe = np.ones((b, NUM_CARDS))  # were the card led now: for the keep values
     for k in opponents:
-        pk = p_beat(seats[k], trick_view)
-        p_safe *= np.where(later[:, k, None], 1 - pk, 1.0)
-        p_lead_safe *= 1 - p_beat(seats[k], lead_view)
+        odds = (seats[k].p_any(higher), seats[k].p_any(trump_set)[:, None], 1 - seats[k].p_any(suits4))
+        p_safe *= np.where(later[:, k, None], 1 - p_beat(odds, trick_view), 1.0)
+        p_lead_safe *= 1 - p_beat(odds, lead_view)
 
     # --- the trick -------------------------------------------------------------------------------
     best = info.best_card.astype(np.intp)
@@ -253,12 +252,10 @@ def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
         rescue = np.where(void_known & may_trump[:, None] & (np.arange(4)[None, :] != trump[:, None]),
                           PARTNER_VOID_RESCUE, rescue)
         # A known card of the partner with nothing unknown above it.
-        for s in range(4):
-            kn_s = partner.known & SUIT_SET[s]
-            top = _top_card(kn_s)
-            has = top >= 0
-            master = has & ((STRONGER[np.maximum(top, 0)] & hidden & ~partner.known) == 0)
-            rescue[:, s] = np.where(master, PARTNER_MASTER_RESCUE, rescue[:, s])
+        known_bits = unpack_sets(partner.known)  # (B, 40)
+        unknown_above = (STRONGER[None, :] & (hidden & ~partner.known)[:, None]) == 0
+        master = (known_bits & unknown_above).reshape(b, 4, 10).any(axis=2)  # (B, 4)
+        rescue = np.where(master, PARTNER_MASTER_RESCUE, rescue)
     lead_rescue = rescue[:, _SUIT_OF]  # (B, 40)
 
     wins_now = beats_best
@@ -284,7 +281,9 @@ def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
         sang_twenty = ((info.sung_by == 0) & (np.arange(4)[None, :] != trump[:, None])).any(axis=1)
         singable[lanes, trump] &= ~sang_twenty
     cante_value = np.where(np.arange(4)[None, :] == trump[:, None], 40.0, 20.0) * singable  # (B, 4)
-    sing_after = (cante_value[:, None, :] * ~_BREAKS[None, :, :]).max(axis=2)  # (B, 40)
+    order = np.argsort(-cante_value, axis=1)
+    top, second = cante_value[lanes, order[:, 0]], cante_value[lanes, order[:, 1]]
+    sing_after = np.where(_BREAKS[:, order[:, 0]].T, second[:, None], top[:, None])  # (B, 40)
     if rules.tute != "off":
         tute_hand = ((hand & _KINGS) == _KINGS) | ((hand & _KNIGHTS) == _KNIGHTS)
         tute_cards = np.where((hand & _KINGS) == _KINGS, _KINGS, U64(0)) | np.where(
@@ -320,11 +319,3 @@ def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
     draw = (my_trumps >= their_trumps) & (their_trumps > 0)
     value += np.where(leading & top_trump & draw[:, None], DRAW_TRUMPS_BONUS, 0.0)
     return value
-
-
-def _top_card(sets: np.ndarray) -> np.ndarray:
-    """(B,) strongest card of each (single-suit) set, -1 if empty."""
-    bits = ((sets[:, None] >> np.arange(NUM_CARDS, dtype=U64)[None, :]) & U64(1)).astype(bool)
-    strength = np.where(bits, _STRENGTH[None, :], -1)
-    top = strength.argmax(axis=1)
-    return np.where(bits.any(axis=1), top, -1)
