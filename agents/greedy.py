@@ -103,28 +103,32 @@ class GreedyAgent(Agent):
         masks = np.asarray(masks, dtype=bool)
         r = self.rules
         n, b = r.num_players, len(obs)
-        lanes = np.arange(b)
         trump = obs[:, self._trump].argmax(axis=1)
-        shown = obs[:, self._shown]
-        turned = np.where(shown.any(axis=1), shown.argmax(axis=1), -1)
-        actions = declaration_actions(masks, trump, turned, r)
-
         legal = masks[:, :NUM_CARDS]
-        todo = (actions < 0) & legal.any(axis=1)
-        key = VALUE_KEY[trump]
-        cheapest = np.where(legal, key, _NO_CARD).argmin(axis=1)
+        keyed = np.where(legal, VALUE_KEY[trump], _NO_CARD)
+        actions = keyed.argmin(axis=1)  # the least valuable legal card
 
-        trick = obs[:, self._trick].reshape(b, n, NUM_CARDS)
+        # Following a trick that holds points, an opponent winning: the cheapest winning card.
         winner_one_hot = obs[:, self._winner]
-        following = winner_one_hot.any(axis=1)
-        winner = winner_one_hot.argmax(axis=1)
-        best = trick[lanes, winner].argmax(axis=1)
-        on_table = trick.any(axis=1).astype(np.float32)
-        points = on_table @ _POINTS_F
-        last = obs[:, self._tricks_played] == r.num_tricks - 1
-        opponent_winning = ~(r.partnerships & (winner == 2))
-        winners = legal & BEATS[trump, best]
-        take = todo & following & opponent_winning & ((points > 0) | last) & winners.any(axis=1)
-        cheap_win = np.where(winners, key, _NO_CARD).argmin(axis=1)
-        actions = np.where(todo, np.where(take, cheap_win, cheapest), actions)
+        f = np.flatnonzero(winner_one_hot.any(axis=1))
+        if f.size:
+            winner = winner_one_hot[f].argmax(axis=1)
+            trick = obs[f, self._trick].reshape(f.size, n, NUM_CARDS)
+            best = trick[np.arange(f.size), winner].argmax(axis=1)
+            points = trick.any(axis=1).astype(np.float32) @ _POINTS_F
+            last = obs[f, self._tricks_played] == r.num_tricks - 1
+            winners = legal[f] & BEATS[trump[f], best]
+            take = ((points > 0) | last) & winners.any(axis=1)
+            if r.partnerships:
+                take &= winner != 2
+            t = f[take]
+            actions[t] = np.where(winners[take], keyed[t], _NO_CARD).argmin(axis=1)
+
+        # Declarations and the exchange come first.
+        d = np.flatnonzero(masks[:, SING_BASE:].any(axis=1))
+        if d.size:
+            shown = obs[d, self._shown]
+            turned = np.where(shown.any(axis=1), shown.argmax(axis=1), -1)
+            decl = declaration_actions(masks[d], trump[d], turned, r)
+            actions[d] = np.where(decl >= 0, decl, actions[d])
         return actions.astype(np.int64)
