@@ -52,7 +52,7 @@ import numpy as np
 from agents.base import Agent, make_agent
 from tute_env.cards import NUM_CARDS
 from tute_env.core import Game, State
-from tute_env.deal import Deals, random_deals
+from tute_env.deal import Deals
 from tute_env.observation import encode_observation
 from tute_env.rules import PRESETS, Rules, make_rules, option_names
 
@@ -388,15 +388,15 @@ class RoundRobinResult:
     def summary(self) -> str:
         width = max(10, *(len(a) for a in self.agents)) + 2
         table, ci = self.win_rate_table(), self.ci_table()
-        lines = ["win rate of row vs column (95% CI half width)", " " * width + "".join(f"{a:>16}" for a in self.agents)]
+        k = len(self.agents)
+        lines = ["win rate of row vs column (95% CI half width)",
+                 " " * width + "".join(f"{a:>16}" for a in self.agents)]
         for i, a in enumerate(self.agents):
-            cells = "".join(
-                f"{'-':>16}" if i == j else f"{f'{table[i, j]:.3f}+-{ci[i, j]:.3f}':>16}" for j in range(len(self.agents))
-            )
+            cells = "".join(f"{'-':>16}" if i == j else f"{f'{table[i, j]:.3f}+-{ci[i, j]:.3f}':>16}" for j in range(k))
             lines.append(f"{a:<{width}}{cells}")
-        lines.append("ratings (OpenSkill Plackett-Luce): " + ", ".join(
-            f"{a} {r['mu']:.1f}+-{r['sigma']:.1f}" for a, r in sorted(self.ratings.items(), key=lambda kv: -kv[1]["ordinal"])
-        ))
+        ranked = sorted(self.ratings.items(), key=lambda kv: -kv[1]["ordinal"])
+        lines.append("ratings (OpenSkill Plackett-Luce): "
+                     + ", ".join(f"{a} {r['mu']:.1f}+-{r['sigma']:.1f}" for a, r in ranked))
         return "\n".join(lines)
 
 
@@ -535,7 +535,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="evaluate.py",
         description="Measure Tute bots with duplicate deals (win rate with 95% CI, points, games, ratings).",
     )
-    parser.add_argument("agents", nargs="*", help="two agents A B (random, greedy, heuristic, pimc, pimc:N, a checkpoint)")
+    parser.add_argument("agents", nargs="*",
+                        help="two agents A B (random, greedy, heuristic, pimc, pimc:N, a checkpoint)")
     parser.add_argument("--round-robin", nargs="+", metavar="AGENT", help="every pair of these agents, with ratings")
     parser.add_argument("--teams", nargs=4, metavar=("A", "B", "C", "D"), help="mixed partnerships: A+B vs C+D")
     parser.add_argument("--preset", default="partnership", choices=sorted(PRESETS))

@@ -102,7 +102,7 @@ class GreedyAgent(Agent):
         obs = np.asarray(observations)
         masks = np.asarray(masks, dtype=bool)
         r = self.rules
-        n, b = r.num_players, len(obs)
+        n = r.num_players
         trump = obs[:, self._trump].argmax(axis=1)
         legal = masks[:, :NUM_CARDS]
         keyed = np.where(legal, VALUE_KEY[trump], _NO_CARD)

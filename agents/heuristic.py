@@ -232,12 +232,10 @@ def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
     # --- the trick -------------------------------------------------------------------------------
     best = info.best_card.astype(np.intp)
     best_is_trump = CARD_SUIT[np.maximum(best, 0)] == trump
-    beats_best = np.where(
-        following[:, None],
-        ((_SUIT_OF[None, :] == CARD_SUIT[np.maximum(best, 0)][:, None]) & (_STRENGTH[None, :] > _STRENGTH[np.maximum(best, 0)][:, None]))
-        | (is_trump & ~best_is_trump[:, None]),
-        True,
-    )
+    best0 = np.maximum(best, 0)
+    same_suit = _SUIT_OF[None, :] == CARD_SUIT[best0][:, None]
+    same_suit_higher = same_suit & (_STRENGTH[None, :] > _STRENGTH[best0][:, None])
+    beats_best = np.where(following[:, None], same_suit_higher | (is_trump & ~best_is_trump[:, None]), True)
     partner_winning = following & (info.trick_winner == 2) if partnership else np.zeros(b, bool)
     partner_later = later[:, 2] if partnership else np.zeros(b, bool)
     p_partner_safe = p_safe[lanes, np.maximum(best, 0)]  # the partner's card against later opponents
@@ -293,7 +291,6 @@ def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
     sing_after = np.where(last_trick[:, None], 0.0, sing_after)
     p_sing = p_side if (partnership and rules.singers == "side") else p_mine
     value += SING_NOW * p_sing * sing_after
-
 
     # --- what the card is worth kept ---------------------------------------------------------------
     keep = KEEP_POINT_SHARE * _POINTS[None, :] * (2 * p_lead_safe - 1)
