@@ -113,3 +113,17 @@ def test_explains_the_follow_duty():
     assert "follow suit (oros)" in why and "3o" in why
     why = explain_illegal(rules, state, card_id("Ac"))
     assert "do not hold Ac" in why
+
+
+def test_unknown_opponent_is_reported():
+    out = io.StringIO()
+    assert main(["--opponent", "no_such_bot"], input_fn=scripted([]), out=out) == 2
+    assert "cannot load the agent 'no_such_bot'" in out.getvalue()
+
+
+def test_partner_and_seat_options():
+    out = io.StringIO()
+    code = main(["--preset", "manita", "--seat", "1", "--partner", "random", "--level", "easy", "--seed", "2",
+                 "--hands", "1", "--plain"], input_fn=first_legal_forever(), out=out)
+    assert code == 0
+    assert "You are player_1, partner player_3" in out.getvalue()

@@ -5,9 +5,10 @@
     python -m tute_env.play --opponent path/to/checkpoint.pt --preset two_player
     python -m tute_env.play --preset manita --set target_games=2 --seat 1
 
-Levels: ``easy`` (the greedy bot), ``medium`` (heuristic), ``hard`` (PIMC search); ``--opponent``
-takes any agent name or a trained checkpoint instead (in the partnership game your partner
-plays at the same level unless ``--partner`` says otherwise).
+Levels: ``easy`` (the greedy bot), ``medium`` (heuristic), ``hard`` (PIMC search), ``trained``
+(the shipped PPO agent of the preset, where there is one); ``--opponent`` takes any agent name
+or a trained checkpoint path instead (in the partnership game your partner plays at the same
+level unless ``--partner`` says otherwise).
 
 At your turn the table is shown (your hand, the trick, the scores), then the moves you may
 make, numbered. Type a number, or the move itself: a card (``Ao``, ``3c``, ``Rb``; faces
@@ -52,7 +53,7 @@ from .observation import encode_observation
 from .render import render_text
 from .rules import PRESETS, Rules, make_rules
 
-LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "pimc"}
+LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "pimc", "trained": "ppo"}
 
 
 class Quit(Exception):
@@ -426,7 +427,7 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
     opponent = args.opponent or LEVELS[args.level]
     try:
         bots = make_bots(rules, args.seat, opponent, args.partner, seed=args.seed or 0)
-    except (ImportError, ValueError, FileNotFoundError) as err:
+    except Exception as err:  # noqa: BLE001 - any loader failure is reported, not raised
         io.say(f"cannot load the agent {opponent!r}: {err}")
         return 2
     run(rules, args.seat, bots, io, seed=args.seed, hands=args.hands, symbols=not args.plain)
