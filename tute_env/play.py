@@ -388,14 +388,18 @@ def run(rules: Rules, human: int, bots: dict, io: Console, seed: int | None = No
 
 
 def parse_overrides(items: Sequence[str]) -> dict:
+    """``["must_beat_partner=false", "tute=off"]`` -> typed rule overrides (as evaluate.py reads them)."""
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
         if not sep:
             raise ValueError(f"bad --set {item!r}: expected OPTION=VALUE")
         low = value.lower()
-        if low in ("true", "false"):
-            out[key] = low == "true"
+        if low in ("true", "on", "yes"):
+            out[key] = True
+        elif low in ("false", "off", "no") and key not in ("exchange", "tute", "stock_duty"):
+            out[key] = False
         else:
             try:
                 out[key] = int(value)
