@@ -145,7 +145,8 @@ def heuristic_actions(rules: Rules, info: InfoSet) -> np.ndarray:
         # Ties: the cheapest card.
         value -= VALUE_KEY[trump[todo]] * 1e-6
         actions[todo] = value.argmax(axis=1)
-    return actions.astype(np.int64)
+    # Rows with nothing legal (a finished game): 0, as the other bots answer.
+    return np.maximum(actions, 0).astype(np.int64)
 
 
 def _take(info: InfoSet, rows: np.ndarray) -> InfoSet:

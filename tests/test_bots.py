@@ -214,3 +214,14 @@ def test_bots_see_only_their_information_set(bot):
     acts_a = agent.act_batch(obs_a, game.legal_action_mask(a))
     acts_b = agent.act_batch(obs_b, game.legal_action_mask(b))
     assert (acts_a == acts_b).all()
+
+
+@pytest.mark.parametrize("bot", BOTS)
+def test_rows_without_legal_actions_get_a_valid_id(bot):
+    rules = make_rules("two_player")
+    game = Game(rules)
+    state = game.random_state(np.random.default_rng(0), 4)
+    obs = encode_observation(rules, state, np.zeros(4, int))
+    masks = np.zeros((4, 47), bool)
+    acts = make_agent(bot, rules).act_batch(obs, masks)
+    assert ((acts >= 0) & (acts < 47)).all()
