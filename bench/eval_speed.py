@@ -45,6 +45,20 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
+def git_state(path: str) -> str:
+    """Which version of a file was measured: its last commit, and whether the work tree differs."""
+    try:
+        commit = subprocess.run(["git", "log", "-1", "--format=%h", "--", path], cwd=ROOT, capture_output=True,
+                                text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", path], cwd=ROOT, capture_output=True,
+                               text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "version unknown"
+    if not commit:
+        return "not committed yet (work tree)"
+    return f"commit {commit}" + (" with uncommitted changes" if dirty else "")
+
+
 def eval_speed(preset: str, a: str, b: str, deals: int, repeats: int) -> dict:
     """Best of ``repeats`` runs of one duplicate evaluation of ``deals`` deals (one batch)."""
     warnings.simplefilter("ignore")
@@ -129,7 +143,7 @@ def main(argv=None) -> int:
         "",
         f"- date: {datetime.datetime.now().isoformat(timespec='seconds')}",
         f"- machine: {cpu_model()} (`lscpu` model name), {os.cpu_count()} CPUs, run on CPU {args.cpu}",
-        f"- python {platform.python_version()}, numpy {np.__version__}",
+        f"- python {platform.python_version()}, numpy {np.__version__}; repository at {git_state('.')}",
         f"- load average when done: {' '.join(f'{x:.2f}' if isinstance(x, float) else x for x in load)} "
         "(other jobs on the machine slow the figures down)",
         "",
@@ -152,6 +166,7 @@ def main(argv=None) -> int:
                      f"{r['hands_per_s']:,.0f} | {r['deals_per_s']:,.0f} | {target} |")
     lines += ["", "## PIMC time per move", ""]
     if pimc:
+        lines += [f"`agents/pimc.py`: {git_state('agents/pimc.py')}.", ""]
         lines += [
             f"Target: the default within {TARGET_PIMC_SECONDS:.0f} s per move. Single observations from random "
             "points of random hands.",
