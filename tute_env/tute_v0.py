@@ -87,6 +87,9 @@ Values are 0/1 except `card_points` (0..120), `cante_points` (0..100), `last_won
 `tricks_played` (0..number of tricks) and `stock_size` (0..40); multiply by
 `tute_env.observation.observation_scale(rules)` to bring them into [0, 1].
 
+With `episode="match"` the observation is the same: the match score is not in it, but in the
+infos at the end of each hand (and in `raw_env.match_score`).
+
 The turn order is public, so it tells what the rules reveal: after a trick won by a partnership,
 the winner's partner gets a declaration turn (sing, Tute or pass) only when holding a legal
 declaration (R8). Whether another player has such a turn is therefore known to all when it
