@@ -73,8 +73,11 @@ def test_api_test(preset):
     api_test(tute_v0.env(variant=preset), num_cycles=200)
 
 
-@pytest.mark.parametrize("kwargs", [dict(episode="match", target_games=2), dict(reward="points"),
-                                    dict(variant="two_player", episode="match", match="target_points", reward="points")])
+@pytest.mark.parametrize("kwargs", [
+    dict(episode="match", target_games=2),
+    dict(reward="points"),
+    dict(variant="two_player", episode="match", match="target_points", reward="points"),
+])
 def test_api_test_other_episodes_and_rewards(kwargs):
     api_test(tute_v0.env(**kwargs), num_cycles=300)
 
@@ -497,7 +500,10 @@ def test_observations_are_fresh_arrays_and_masks_only_for_the_agent_to_act():
 
 @pytest.mark.parametrize("preset", ALL_PRESETS + ["custom"])
 def test_single_game_encoder_equals_the_observation_module(preset):
-    rules = make_rules("two_player", stock_duty="trump_led", exchange="after_win") if preset == "custom" else PRESETS[preset]
+    if preset == "custom":
+        rules = make_rules("two_player", stock_duty="trump_led", exchange="after_win")
+    else:
+        rules = PRESETS[preset]
     game, enc = Game(rules), SingleGameEncoder(rules)
     assert enc.fast
     rng = np.random.default_rng(5)
@@ -540,6 +546,8 @@ def test_observation_spaces_contain_observations_everywhere():
 # ----------------------------------------------------------------------------------------------
 def test_module_doc_has_the_generated_observation_table():
     assert observation_table() in tute_v0.__doc__
+    names = [name for name, _ in observation_layout(PRESETS["partnership"]).pieces]
+    assert set(tute_v0.PIECE_DOC) == set(names), "describe every observation piece in PIECE_DOC"
     for name, _ in observation_layout(PRESETS["partnership"]).pieces:
         assert f"`{name}`" in tute_v0.__doc__
     for heading in ("### Observation Space", "### Action Space", "### Rewards", "### Version History"):

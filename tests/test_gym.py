@@ -167,7 +167,8 @@ def test_scaled_observations():
 def test_bad_arguments():
     for kwargs, name in ((dict(seat=4), "seat"), (dict(control_partner=True, variant="two_player"), "control_partner"),
                          (dict(illegal_action="ignore"), "illegal_action"), (dict(scaled=1), "scaled"),
-                         (dict(variant="nope"), "variant"), (dict(foo=1), "foo"), (dict(render_mode="x"), "render_mode")):
+                         (dict(variant="nope"), "variant"), (dict(foo=1), "foo"),
+                         (dict(render_mode="x"), "render_mode")):
         with pytest.raises(ValueError, match=name):
             TuteEnv(**kwargs)
 

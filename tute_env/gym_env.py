@@ -46,7 +46,7 @@ info holds the hand result of ``tute_v0`` (``points``, ``winner``, ``games``, ..
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import gymnasium
 import numpy as np
@@ -150,7 +150,9 @@ def _opponents(spec, rules: Rules, learner: np.ndarray, where: str, seed: int = 
 
 def _check_common(illegal_action, scaled, where):
     if illegal_action not in ILLEGAL_ACTIONS:
-        raise ValueError(f"bad argument illegal_action={illegal_action!r} for {where}: expected one of {ILLEGAL_ACTIONS}")
+        raise ValueError(
+            f"bad argument illegal_action={illegal_action!r} for {where}: expected one of {ILLEGAL_ACTIONS}"
+        )
     if not isinstance(scaled, bool):
         raise ValueError(f"bad argument scaled={scaled!r} for {where}: expected True or False")
 
@@ -325,7 +327,7 @@ class TuteVectorEnv(VectorEnv):
 
     def _settle(self, rewards, terminated, infos) -> None:
         """Score finished hands and let opponents act until a learner is to act in every game."""
-        s, n = self.state, self.rules.num_players
+        s = self.state
         while True:
             done = np.flatnonzero(s.done)
             if done.size:

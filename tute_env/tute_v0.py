@@ -281,11 +281,15 @@ DOC_HEADER = "<!-- Generated from tute_env/tute_v0.py: python -m tute_env.tute_v
 # Rewards and matches, batched over games: the one implementation shared by the AEC env and the
 # Gymnasium views (the rules themselves are the core's).
 # ----------------------------------------------------------------------------------------------
+def _sides_of_seats(rules: Rules) -> np.ndarray:
+    return np.array([rules.side_of(seat) for seat in range(rules.num_players)])
+
+
 def win_rewards(rules: Rules, winner: np.ndarray, scale) -> np.ndarray:
     """(B, n) zero-sum rewards: +scale to each seat of the winning side, the losers sharing the
     winners' total equally; a winner of -1 gives zeros."""
     n, sides = rules.num_players, rules.num_sides
-    side_of_seat = np.arange(n) % 2 if rules.partnerships else np.arange(n)
+    side_of_seat = _sides_of_seats(rules)
     per_side = n // sides
     winner = np.asarray(winner)
     scale = np.broadcast_to(np.asarray(scale, dtype=np.float64), winner.shape)
@@ -301,8 +305,7 @@ def points_rewards(rules: Rules, totals: np.ndarray) -> np.ndarray:
     sides = rules.num_sides
     others = (totals.sum(axis=1, keepdims=True) - totals) / (sides - 1)
     side_reward = (totals - others) / MAX_HAND_POINTS
-    side_of_seat = np.arange(rules.num_players) % 2 if rules.partnerships else np.arange(rules.num_players)
-    return side_reward[:, side_of_seat]
+    return side_reward[:, _sides_of_seats(rules)]
 
 
 class Scoring:
@@ -417,7 +420,8 @@ class SingleGameEncoder:
             return encode_observation(self.rules, s, seat)[0]
         n, sides = self.n, self.sides
         order = [(seat + k) % n for k in range(n)]
-        hands, played, known, cannot = s.hands[0].tolist(), s.played[0].tolist(), s.known[0].tolist(), s.cannot_hold[0].tolist()
+        hands, played = s.hands[0].tolist(), s.played[0].tolist()
+        known, cannot = s.known[0].tolist(), s.cannot_hold[0].tolist()
         trick = s.trick[0].tolist()
         turned = int(s.turned_card[0])
         sets = [hands[seat], 1 << turned if turned >= 0 else 0]
@@ -438,7 +442,8 @@ class SingleGameEncoder:
                 idx.append(self.cantes0 + ((singer - seat) % n) * 4 + suit)
                 val.append(1)
         own = self.side_of[seat]
-        card_points, cante_points, last_won = s.card_points[0].tolist(), s.cante_points[0].tolist(), s.last_won[0].tolist()
+        card_points, cante_points = s.card_points[0].tolist(), s.cante_points[0].tolist()
+        last_won = s.last_won[0].tolist()
         for j in range(sides):
             side = (own + j) % sides
             idx += [self.card_points0 + j, self.cante_points0 + j, self.last_won0 + j]
@@ -485,7 +490,9 @@ def parse_env_args(variant, episode, reward, render_mode, rule_options, render_m
     if reward not in REWARDS:
         raise ValueError(f"bad argument reward={reward!r} for {where}: expected one of {REWARDS}")
     if render_mode is not None and render_mode not in render_modes:
-        raise ValueError(f"bad argument render_mode={render_mode!r} for {where}: expected None or one of {render_modes}")
+        raise ValueError(
+            f"bad argument render_mode={render_mode!r} for {where}: expected None or one of {render_modes}"
+        )
     return make_rules(base, **rule_options)
 
 
@@ -806,7 +813,8 @@ class raw_env(AECEnv, EzPickle):
         if self.episode == "match":
             games, points = self._scoring.match_games[0], self._scoring.match_points[0]
             extra.append(
-                "match: " + "  ".join(f"side {x}: {int(games[x])} games, {int(points[x])} points" for x in range(len(games)))
+                "match: "
+                + "  ".join(f"side {x}: {int(games[x])} games, {int(points[x])} points" for x in range(len(games)))
                 + f"  (hand {int(self._scoring.hands[0]) + (0 if s.done[0] else 1)})"
             )
         if self.render_mode == "ansi":
