@@ -1,5 +1,8 @@
 """Gymnasium views of Tute: one learner against opponent policies.
 
+Importing this module registers ``tute_env/Tute-v0`` with Gymnasium (or name the module in the
+id: ``gymnasium.make("tute_env.gym_env:tute_env/Tute-v0")``).
+
 * :class:`TuteEnv` (``gymnasium.make("tute_env/Tute-v0")``): a single-agent ``gymnasium.Env``.
   The learner plays one seat (and, with ``control_partner=True`` in the partnership game, its
   partner's seat too); every other seat is played by an opponent policy inside the env.
