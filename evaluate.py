@@ -208,7 +208,12 @@ def play_deals(
     lane_seating = np.tile(np.arange(s_count), len(deals))
     finished = state.copy()
     alive = np.arange(state.batch_size)  # original lane of each row of `state`
+    step = 0
     while alive.size:
+        step += 1
+        if progress is not None:
+            # Hands end together near the end of a batch: show the decisions made meanwhile.
+            progress.set_postfix_str(f"decision {step} of the batch's hands", refresh=True)
         cur = state.current.astype(np.intp)
         running = cur >= 0
         obs = encode_observation(rules, state, np.maximum(cur, 0))
