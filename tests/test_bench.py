@@ -1,0 +1,94 @@
+"""python -m bench: the --quick smoke run writes a report with every row, and a peer that cannot be
+imported is reported as missing, never dropped."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench import peers
+from bench.__main__ import BATCHES, PRESETS
+
+ROOT = Path(__file__).resolve().parent.parent
+PEER_GAMES = [*peers.OPENSPIEL_GAMES, *peers.RLCARD_GAMES, *peers.PETTINGZOO_GAMES]
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def test_quick_run_has_every_row_and_reports_a_missing_peer(tmp_path):
+    # OpenSpiel made unimportable for this run: a module of the same name, first on the path, that refuses.
+    blocker = tmp_path / "blocked"
+    blocker.mkdir()
+    (blocker / "pyspiel.py").write_text("raise ImportError('pyspiel blocked by the test')\n")
+    out = tmp_path / "report" / "benchmarks.md"
+    env = {**os.environ, "PYTHONPATH": f"{blocker}{os.pathsep}{ROOT}"}
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600, check=False)
+    seconds = time.perf_counter() - start
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    print(f"bench --quick took {seconds:.0f} s")
+    md = out.read_text()
+    assert out.with_suffix(".png").stat().st_size > 10_000
+    results = json.loads(out.with_suffix(".json").read_text())
+    assert results["mode"] == "quick" and "--quick" in md
+
+    rows = [_cells(line) for line in md.splitlines() if line.startswith("| ") and not line.startswith("|---")]
+    # The core: every preset and batch size, with all four figures, and the reference engine.
+    for preset in PRESETS:
+        for batch in BATCHES:
+            row = next((r for r in rows if r[:2] == [preset, str(batch)]), None)
+            assert row is not None, (preset, batch)
+            assert all(c.replace(",", "").replace("x", "").replace(".", "").isdigit() for c in row[2:7]), row
+        assert any(r[0] == preset and r[1].startswith("reference engine") for r in rows), preset
+    # Every peer has its row, with a figure or the reason it has none.
+    for game in PEER_GAMES:
+        row = next((r for r in rows if r[1].startswith(f"`{game}`")), None)
+        assert row is not None, f"peer {game} dropped from the report"
+        assert row[5].replace(",", "").isdigit() or row[5].startswith(("**missing:", "**failed:")), row
+    for game in peers.OPENSPIEL_GAMES:
+        row = next(r for r in rows if r[1].startswith(f"`{game}`"))
+        assert row[5].startswith("**missing:") and "blocked by the test" in row[5], row
+        assert f"OpenSpiel `{game}`: missing:" in md  # in the headline too
+    # The rest of the rows.
+    for preset in PRESETS:
+        assert any(r[0] == preset and len(r) == 3 and r[1].replace(",", "").isdigit() for r in rows), preset  # envs
+        assert any(r[0] == preset and len(r) == 4 and r[1].replace(",", "").isdigit() for r in rows), preset  # eval
+    ppo = next(r for r in rows if r[0] == "`configs/partnership.yaml`")
+    assert ppo[2].replace(",", "").isdigit() or ppo[1].startswith("**"), ppo
+    for heading in ("## Headline ratios", "## Rules core", "## Peers", "## Environments", "## Evaluation and search",
+                    "## PPO training end to end"):
+        assert heading in md
+    assert results["date"] in md and results["machine"] in md
+
+
+def test_missing_library_reports_every_peer_of_it(monkeypatch):
+    """rlcard absent: RLCard's games and PettingZoo's poker games (built on rlcard) say missing."""
+    for name in list(sys.modules):
+        if name == "rlcard" or name.startswith(("rlcard.", "pettingzoo.classic.")):
+            monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "rlcard", None)  # import rlcard -> ImportError
+    monkeypatch.setattr(peers, "OPENSPIEL_GAMES", ())
+    results = peers.measure_peers(seconds=0.001, runs=1, count_games=1, log=lambda msg: None)
+    assert [r.game for r in results] == [*peers.RLCARD_GAMES, *peers.PETTINGZOO_GAMES]
+    for r in results:
+        assert r.rate is None and r.missing.startswith("missing:"), r
+
+
+def test_installed_peers_measure(monkeypatch):
+    """Every peer whose library imports gives a figure (tiny runs), not a failure."""
+    results = peers.measure_peers(seconds=0.001, runs=1, count_games=2, log=lambda msg: None)
+    assert len(results) == len(PEER_GAMES)
+    for r in results:
+        if r.rate is None:
+            assert r.missing.startswith("missing:"), r
+        else:
+            assert r.rate > 0 and (r.decisions_per_game is None or r.decisions_per_game > 1)
+    if not any(r.rate for r in results):
+        pytest.skip("no peer installed (pip install -e '.[bench]')")
