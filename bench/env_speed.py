@@ -27,7 +27,7 @@ import numpy as np
 from tute_env import tute_v0
 from tute_env.core import Game
 from tute_env.gym_env import TuteVectorEnv
-from tute_env.tute_v0 import SingleGameEncoder
+from tute_env.observation import encode_observation
 
 from .common import machine, pin_to_core, today
 
@@ -104,7 +104,6 @@ class NullEnv:
 def core_parts(preset: str, seconds: float, seed: int = 0) -> dict[str, float]:
     """Microseconds per decision at B = 1: the core's step, and the acting agent's observation."""
     game = Game(preset)
-    encoder = SingleGameEncoder(game.rules)
     rng = np.random.default_rng(seed)
     state = game.random_state(rng, 1)
     action = np.zeros(1, np.int64)
@@ -115,7 +114,7 @@ def core_parts(preset: str, seconds: float, seed: int = 0) -> dict[str, float]:
         choices = [a for a in range(47) if legal >> a & 1]
         action[0] = choices[rng.integers(len(choices))]
         t0 = time.perf_counter()
-        encoder.encode(state, int(state.current[0]))
+        encode_observation(game.rules, state, int(state.current[0]))
         t1 = time.perf_counter()
         game.step(state, action)
         t2 = time.perf_counter()
@@ -236,7 +235,7 @@ def write(path: str, result: dict, pinned: bool, rounds: int, seconds: float) ->
         "| part | us |",
         "|---|---:|",
         f"| the core's `Game.step` at B = 1 (rules, legal set) | {parts['core_step_us']:.0f} |",
-        f"| the acting agent's observation (`SingleGameEncoder`) | {parts['observation_us']:.0f} |",
+        f"| the acting agent's observation (`encode_observation`) | {parts['observation_us']:.0f} |",
         f"| the rest: `raw_env`'s action check, bookkeeping, mask and copies, and the loop's action choice | "
         f"{br['rest']:.0f} |",
         f"| PettingZoo's three wrappers and `last()` | {br['wrappers']:.0f} |",

@@ -245,3 +245,10 @@ def test_inactive_lanes_do_not_step():
         assert same[~active].all(), name
     # A card play or an exchange changes the acting seat's hand in every lane that stepped.
     assert (state.hands[active] != before.hands[active]).any(axis=1).all()
+
+
+def test_every_observation_piece_is_documented_in_layout_order():
+    from tute_env.observation import PIECE_DOC
+
+    for preset in PRESET_NAMES:
+        assert [name for name, _ in observation_layout(make_rules(preset)).pieces] == list(PIECE_DOC)

@@ -30,7 +30,6 @@ from tute_env.rules import PRESETS, make_rules  # noqa: E402
 from tute_env.tute_v0 import (  # noqa: E402
     MAX_HAND_POINTS,
     Scoring,
-    SingleGameEncoder,
     observation_table,
     points_rewards,
     win_rewards,
@@ -496,24 +495,6 @@ def test_observations_are_fresh_arrays_and_masks_only_for_the_agent_to_act():
     for other in env.agents:
         if other != agent:
             assert not env.observe(other)["action_mask"].any()
-
-
-@pytest.mark.parametrize("preset", ALL_PRESETS + ["custom"])
-def test_single_game_encoder_equals_the_observation_module(preset):
-    if preset == "custom":
-        rules = make_rules("two_player", stock_duty="trump_led", exchange="after_win")
-    else:
-        rules = PRESETS[preset]
-    game, enc = Game(rules), SingleGameEncoder(rules)
-    assert enc.fast
-    rng = np.random.default_rng(5)
-    state = game.random_state(rng, 1)
-    for _ in range(300):
-        for seat in range(rules.num_players):
-            np.testing.assert_array_equal(enc.encode(state, seat), encode_observation(rules, state, seat)[0])
-        legal = np.flatnonzero(game.legal_action_mask(state)[0])
-        game.step(state, np.array([legal[rng.integers(len(legal))]]))
-        game.reset_done(state, rng)
 
 
 def test_state_is_the_perfect_information_encoding():

@@ -19,6 +19,7 @@ from gymnasium.vector import AutoresetMode  # noqa: E402
 
 from agents import RandomAgent  # noqa: E402
 from tute_env import tute_v0  # noqa: E402
+from tute_env.observation import encode_observation, observation_layout  # noqa: E402
 from tute_env.deal import random_deals  # noqa: E402
 from tute_env.gym_env import TuteEnv, TuteVectorEnv  # noqa: E402
 from tute_env.observation import encode_observation, observation_scale  # noqa: E402
@@ -109,7 +110,8 @@ def test_opponent_specs():
         done = False
         while not done:
             _, _, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
-    assert calls and calls[0] == (np.int8, (601,), bool, (47,))
+    size = observation_layout(rules).size
+    assert calls and calls[0] == (np.int8, (size,), bool, (47,))
     with pytest.raises(ValueError, match="opponents"):
         TuteEnv("three_player", opponents={1: "random"})
     with pytest.raises(ValueError, match="opponents"):
@@ -160,7 +162,7 @@ def test_scaled_observations():
     env = TuteEnv("two_player", scaled=True)
     obs, _ = env.reset(seed=0)
     assert obs.dtype == np.float32 and 0 <= obs.min() and obs.max() <= 1
-    raw = env.aec._encoder.encode(env.aec.core_state, 0)
+    raw = encode_observation(env.rules, env.aec.core_state, 0)[0]
     np.testing.assert_allclose(obs, raw * observation_scale(env.rules))
 
 

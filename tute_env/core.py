@@ -86,6 +86,14 @@ _TWO_TAKES_FACE[[3, 4, 5, 6]] = True
 _DECLARATION_BITS = U64(sum(1 << a for a in range(SING_BASE, TUTE + 1)))
 
 
+def beating_cards(best_card: np.ndarray, trump: np.ndarray) -> np.ndarray:
+    """(B,) uint64: the cards that beat ``best_card`` (a higher card of its suit, or any trump
+    over a non-trump), given the trump suit. ``best_card`` -1 (no trick yet) gives every card."""
+    best = best_card.astype(np.intp)
+    beats = STRONGER[best] | np.where(CARD_SUIT[best] != trump, SUIT_SET[trump], U64(0))
+    return np.where(best_card >= 0, beats, ALL_CARDS)
+
+
 @dataclass
 class State:
     """B games. Seats are absolute (0..n-1); sides are ``seat % 2`` with partnerships, else seats.
@@ -330,12 +338,11 @@ class Game:
         the legal cards are the hand's cards in the first set the hand meets. Lanes must have a
         trick in progress."""
         r = self.rules
-        best = s.best_card[i].astype(np.intp)
         led_suit = CARD_SUIT[s.trick[i, s.trick_leader[i]]]
         led_set = SUIT_SET[led_suit]
         trump = s.trump[i]
         trump_set = SUIT_SET[trump]
-        beats = STRONGER[best] | np.where(CARD_SUIT[best] != trump, trump_set, U64(0))
+        beats = beating_cards(s.best_card[i], trump)
         beat_led = beats & led_set  # R5 1: beat within the suit led (empty once trumped)
         beat_trump = beats & trump_set  # R5 2: trump, or overtrump
         under = trump_set if r.undertrump_when_overtrumped else np.zeros_like(trump_set)
@@ -509,9 +516,7 @@ class Game:
             s.turned_card[i] = np.where(s.turned_card[i] == card, -1, s.turned_card[i])
 
         leads = s.trick_size[i] == 0
-        best = s.best_card[i].astype(np.intp)
-        beats = STRONGER[best] | np.where(CARD_SUIT[best] != s.trump[i], SUIT_SET[s.trump[i]], U64(0))
-        wins = leads | ((beats & bit) != 0)
+        wins = leads | ((beating_cards(s.best_card[i], s.trump[i]) & bit) != 0)
         s.best_card[i] = np.where(wins, card, s.best_card[i])
         s.best_seat[i] = np.where(wins, seat, s.best_seat[i])
         s.trick_leader[i] = np.where(leads, seat, s.trick_leader[i])

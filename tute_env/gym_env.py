@@ -201,7 +201,7 @@ class TuteEnv(gymnasium.Env):
         seat = self._current()
         if seat < 0 or not self._learner[seat]:
             seat = self.seat
-        obs = self.aec._encoder.encode(self.aec.core_state, seat)
+        obs = encode_observation(self.rules, self.aec.core_state, seat)[0]
         return (obs * self._scale).astype(np.float32) if self.scaled else obs
 
     def action_masks(self) -> np.ndarray:
@@ -226,7 +226,7 @@ class TuteEnv(gymnasium.Env):
             seat = self._current()
             if self._learner[seat]:
                 break
-            obs = aec._encoder.encode(aec.core_state, seat)
+            obs = encode_observation(aec.rules, aec.core_state, seat)[0]
             mask = aec._mask().astype(bool)
             action = self.opponents[seat].act(obs, mask)
             if not (0 <= action < NUM_ACTIONS and mask[action]):

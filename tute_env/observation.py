@@ -5,27 +5,7 @@ vector is those pieces concatenated. Seats are relative to the observer (0 = the
 1 = the next seat in play order, ...); sides too (0 = the observer's side). Card pieces are
 40 wide, one entry per card id.
 
-| piece | size | content |
-|---|---|---|
-| hand | 40 | the observer's hand |
-| trump_suit | 4 | one-hot trump suit (o c e b) |
-| shown_card | 40 | the shown (partnership) or turned card while visible |
-| trick | n x 40 | the trick in progress, by relative seat |
-| played | n x 40 | cards each relative seat has played this hand (trick in progress included) |
-| known_cards | n x 40 | cards publicly known to be in each hand (shown, sung, exchanged, last drawn) |
-| cannot_hold | n x 40 | cards each seat is publicly known not to hold (from the follow duties) |
-| cantes | n x 4 | suits sung, by relative seat |
-| card_points | sides | card points taken so far, by relative side (0..120) |
-| cante_points | sides | points sung so far, by relative side (0..100) |
-| last_won | sides | 1 + index of the last trick each relative side won, 0 if none (R9 tie rule) |
-| tricks_played | 1 | completed tricks |
-| stock_size | 1 | cards left to draw (the turned card included when it will be drawn) |
-| strict_rules | 1 | 1 when the R5 duties are in force for the next play |
-| exchanged | 1 | 1 once the turned trump has been exchanged this hand (R7) |
-| decision | 3 | one-hot decision kind of the observer when it is to act: lead, follow, declare |
-| trick_leader | n | one-hot relative seat that leads the trick in progress (or leads next) |
-| trick_winner | n | one-hot relative seat winning the trick in progress (none before the lead) |
-| dealer | n | one-hot relative seat of the dealer |
+PIECE_TABLE
 
 Nothing here depends on cards hidden from the observer. The perfect-information encoding
 (:func:`encode_perfect_information`, for centralised critics) appends every hand by relative
@@ -39,9 +19,42 @@ from functools import cached_property
 
 import numpy as np
 
-from .cards import NUM_CARDS
-from .core import BIT, State, unpack_sets
+from .cards import CARD_POINTS, NUM_CARDS
+from .core import ALL_CARDS, BIT, STRONGER, State, beating_cards, pack_sets, unpack_sets
 from .rules import Rules
+
+
+#: What each observation piece holds, in layout order, with its size (n players, s sides).
+PIECE_DOC = {
+    "hand": ("40", "the observer's hand"),
+    "trump_suit": ("4", "one-hot trump suit (o c e b)"),
+    "shown_card": ("40", "the shown (partnership) or turned card while visible"),
+    "trick": ("n x 40", "the trick in progress, by relative seat"),
+    "played": ("n x 40", "cards each relative seat has played this hand (trick in progress included)"),
+    "known_cards": ("n x 40", "cards publicly known to be in each hand (shown, sung, exchanged, last drawn)"),
+    "cannot_hold": ("n x 40", "cards each seat is publicly known not to hold (from the follow duties)"),
+    "beats_trick": ("40", "own cards that would take the trick in progress now (all of the hand when leading)"),
+    "suit_masters": ("40", "own cards that no card still out (not held, not played) beats in their suit"),
+    "cantes": ("n x 4", "suits sung (o c e b), by relative seat"),
+    "card_points": ("s", "card points taken so far, by relative side (0..120)"),
+    "cante_points": ("s", "points sung so far, by relative side (0..100)"),
+    "last_won": ("s", "1 + index of the last trick each relative side won, 0 if none (R9 tie rule)"),
+    "tricks_played": ("1", "completed tricks"),
+    "stock_size": ("1", "cards left to draw (the turned card included when it will be drawn)"),
+    "strict_rules": ("1", "1 when the R5 duties are in force for the next play"),
+    "exchanged": ("1", "1 once the turned trump has been exchanged this hand (R7)"),
+    "trick_points": ("1", "card points in the trick in progress"),
+    "cards_out": ("4", "per suit, cards still out: neither held by the observer nor played nor dead"),
+    "decision": ("3", "one-hot decision kind of the observer when it is to act: lead, follow, declare"),
+    "trick_leader": ("n", "one-hot relative seat that leads the trick in progress (or leads next)"),
+    "trick_winner": ("n", "one-hot relative seat winning the trick in progress (none before the lead)"),
+    "dealer": ("n", "one-hot relative seat of the dealer"),
+}
+
+__doc__ = __doc__.replace(
+    "PIECE_TABLE",
+    "\n".join(["| piece | size | content |", "|---|---|---|"] + [f"| {k} | {z} | {d} |" for k, (z, d) in PIECE_DOC.items()]),
+)
 
 
 @dataclass(frozen=True)
@@ -81,6 +94,8 @@ def observation_layout(rules: Rules) -> Layout:
             ("played", n * NUM_CARDS),
             ("known_cards", n * NUM_CARDS),
             ("cannot_hold", n * NUM_CARDS),
+            ("beats_trick", NUM_CARDS),
+            ("suit_masters", NUM_CARDS),
             ("cantes", n * 4),
             ("card_points", sides),
             ("cante_points", sides),
@@ -89,6 +104,8 @@ def observation_layout(rules: Rules) -> Layout:
             ("stock_size", 1),
             ("strict_rules", 1),
             ("exchanged", 1),
+            ("trick_points", 1),
+            ("cards_out", 4),
             ("decision", 3),
             ("trick_leader", n),
             ("trick_winner", n),
@@ -112,6 +129,8 @@ def observation_scale(rules: Rules) -> np.ndarray:
     scale[sl["last_won"]] = 1 / rules.num_tricks
     scale[sl["tricks_played"]] = 1 / rules.num_tricks
     scale[sl["stock_size"]] = 1 / NUM_CARDS
+    scale[sl["trick_points"]] = 1 / 45
+    scale[sl["cards_out"]] = 1 / 10
     return scale
 
 
@@ -143,13 +162,20 @@ def _encode(rules: Rules, s: State, players, perfect: bool) -> np.ndarray:
     rel_seats = (players[:, None] + np.arange(n)) % n  # (B, n): absolute seat of relative seat k
     trick_bits = np.where(s.trick >= 0, BIT[s.trick.astype(np.intp)], np.uint64(0))
     shown = np.where(s.turned_card >= 0, BIT[s.turned_card.astype(np.intp)], np.uint64(0))
+    hand = s.hands[lanes[:, 0], players]
+    # Derived features (from what the observer knows) that a network would otherwise have to learn.
+    dead = shown if rules.has_stock and not rules.turned_card_drawn else np.uint64(0)
+    out = ALL_CARDS & ~hand & ~np.bitwise_or.reduce(s.played, axis=1) & ~dead
+    stronger_out = (STRONGER[None, :] & out[:, None]) != 0  # (B, 40): some card out beats card c
     sets = [
-        s.hands[lanes[:, 0], players][:, None],
+        hand[:, None],
         shown[:, None],
         trick_bits[lanes, rel_seats],
         s.played[lanes, rel_seats],
         s.known[lanes, rel_seats],
         s.cannot_hold[lanes, rel_seats],
+        (hand & beating_cards(s.best_card, s.trump))[:, None],
+        (hand & ~pack_sets(stronger_out))[:, None],
     ]
     if perfect:
         sets.append(s.hands[lanes, rel_seats])
@@ -169,7 +195,7 @@ def _encode(rules: Rules, s: State, players, perfect: bool) -> np.ndarray:
     parts = [
         cards[:, :NUM_CARDS],
         _one_hot(s.trump.astype(np.intp), 4),
-        cards[:, NUM_CARDS:],  # shown card, trick, played, known, cannot_hold (+ hands, stock)
+        cards[:, NUM_CARDS:],  # shown card ... suit_masters (+ hands, stock)
         cantes,
         s.card_points[lanes, rel_sides].astype(np.int8),
         s.cante_points[lanes, rel_sides].astype(np.int8),
@@ -178,6 +204,8 @@ def _encode(rules: Rules, s: State, players, perfect: bool) -> np.ndarray:
         s.to_draw[:, None],
         strict[:, None].astype(np.int8),
         s.exchanged[:, None].astype(np.int8),
+        CARD_POINTS[s.trick].sum(axis=1, where=s.trick >= 0, dtype=np.int8)[:, None],
+        unpack_sets(out).reshape(b, 4, 10).sum(axis=2, dtype=np.int8),
         # Only the observer's own decision: whether another seat has a declaration turn depends
         # on its hidden cards (R8), and the observation must not carry that.
         _one_hot(np.where(s.current == players, s.decision, -1).astype(np.intp), 3),

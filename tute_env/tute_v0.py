@@ -214,6 +214,7 @@ from .cards import NUM_ACTIONS, NUM_CARDS, action_str
 from .core import Game, State
 from .deal import Deal, Deals, random_deals
 from .observation import (
+    PIECE_DOC,
     encode_observation,
     encode_perfect_information,
     observation_layout,
@@ -230,28 +231,6 @@ RENDER_MODES = ("human", "rgb_array", "ansi")
 #: The most a side can score in one hand: 120 card points, 10 for the last trick, 100 of cantes.
 MAX_HAND_POINTS = 230
 
-#: What each observation piece holds (the doc table's last column).
-PIECE_DOC = {
-    "hand": "the observer's hand",
-    "trump_suit": "one-hot trump suit (o c e b)",
-    "shown_card": "the shown (partnership) or turned card while visible",
-    "trick": "the trick in progress, by relative seat",
-    "played": "cards each relative seat has played this hand (trick in progress included)",
-    "known_cards": "cards publicly known to be in each hand (shown, sung, exchanged, last drawn)",
-    "cannot_hold": "cards each seat is publicly known not to hold (from the follow duties)",
-    "cantes": "suits sung (o c e b), by relative seat",
-    "card_points": "card points taken so far, by relative side (0..120)",
-    "cante_points": "points sung so far, by relative side (0..100)",
-    "last_won": "1 + index of the last trick each relative side won, 0 if none (R9 tie rule)",
-    "tricks_played": "completed tricks",
-    "stock_size": "cards left to draw (the turned card included when it will be drawn)",
-    "strict_rules": "1 when the R5 duties are in force for the next play",
-    "exchanged": "1 once the turned trump has been exchanged this hand (R7)",
-    "decision": "one-hot decision kind of the observer when it is to act: lead, follow, declare",
-    "trick_leader": "one-hot relative seat that leads the trick in progress (or leads next)",
-    "trick_winner": "one-hot relative seat winning the trick in progress (none before the lead)",
-    "dealer": "one-hot relative seat of the dealer",
-}
 _TABLE_PRESETS = ("partnership", "two_player", "three_player")
 
 
@@ -267,7 +246,7 @@ def observation_table() -> str:
     for name in names:
         sizes = " / ".join(str(dict(layout.pieces)[name]) for layout in layouts)
         offset = layouts[0].slices[name].start
-        lines.append(f"| `{name}` | {offset} | {sizes} | {PIECE_DOC.get(name, '')} |")
+        lines.append(f"| `{name}` | {offset} | {sizes} | {PIECE_DOC[name][1]} |")
     total = " / ".join(str(layout.size) for layout in layouts)
     lines.append(f"| total | | {total} | |")
     return "\n".join(lines)
@@ -376,97 +355,6 @@ class Scoring:
 
 
 # ----------------------------------------------------------------------------------------------
-# One game's observation, fast
-# ----------------------------------------------------------------------------------------------
-_FAST_PIECES = (
-    "hand", "trump_suit", "shown_card", "trick", "played", "known_cards", "cannot_hold", "cantes",
-    "card_points", "cante_points", "last_won", "tricks_played", "stock_size", "strict_rules", "exchanged",
-    "decision", "trick_leader", "trick_winner", "dealer",
-)
-
-
-class SingleGameEncoder:
-    """:func:`tute_env.observation.encode_observation` for lane 0 of a state, with plain Python
-    for the small fields: the same vector at about a quarter of the cost for one game (numpy's
-    per-call overhead dominates at B = 1). Falls back to ``encode_observation`` whenever the
-    declared layout is not the one this encoder knows; tests check both agree."""
-
-    def __init__(self, rules: Rules):
-        self.rules = rules
-        layout = observation_layout(rules)
-        n, sides = rules.num_players, rules.num_sides
-        self.fast = tuple(name for name, _ in layout.pieces) == _FAST_PIECES and layout.size == (
-            NUM_CARDS * (2 + 4 * n) + 4 + 4 * n + 3 * sides + 4 + 3 + 3 * n
-        )
-        self.size = layout.size
-        sl = layout.slices
-        self.n, self.sides = n, sides
-        self.side_of = [rules.side_of(x) for x in range(n)]
-        self.cards_end = sl["cannot_hold"].stop
-        self.trump0 = sl["trump_suit"].start
-        self.cantes0 = sl["cantes"].start
-        self.card_points0 = sl["card_points"].start
-        self.cante_points0 = sl["cante_points"].start
-        self.last_won0 = sl["last_won"].start
-        self.scalars0 = sl["tricks_played"].start  # tricks_played, stock_size, strict_rules, exchanged
-        self.decision0 = sl["decision"].start
-        self.leader0 = sl["trick_leader"].start
-        self.winner0 = sl["trick_winner"].start
-        self.dealer0 = sl["dealer"].start
-        self.always_strict = rules.stock_duty == "strict"
-
-    def encode(self, s: State, seat: int) -> np.ndarray:
-        if not self.fast:
-            return encode_observation(self.rules, s, seat)[0]
-        n, sides = self.n, self.sides
-        order = [(seat + k) % n for k in range(n)]
-        hands, played = s.hands[0].tolist(), s.played[0].tolist()
-        known, cannot = s.known[0].tolist(), s.cannot_hold[0].tolist()
-        trick = s.trick[0].tolist()
-        turned = int(s.turned_card[0])
-        sets = [hands[seat], 1 << turned if turned >= 0 else 0]
-        sets += [1 << trick[x] if trick[x] >= 0 else 0 for x in order]
-        sets += [played[x] for x in order]
-        sets += [known[x] for x in order]
-        sets += [cannot[x] for x in order]
-        bits = np.unpackbits(np.array(sets, dtype="<u8").view(np.uint8).reshape(len(sets), 8), axis=1,
-                             bitorder="little")[:, :NUM_CARDS]
-        out = np.zeros(self.size, np.int8)
-        out[:NUM_CARDS] = bits[0]
-        out[self.trump0 + 4:self.cards_end] = bits[1:].reshape(-1)
-
-        idx = [self.trump0 + int(s.trump[0])]
-        val = [1]
-        for suit, singer in enumerate(s.sung_by[0].tolist()):
-            if singer >= 0:
-                idx.append(self.cantes0 + ((singer - seat) % n) * 4 + suit)
-                val.append(1)
-        own = self.side_of[seat]
-        card_points, cante_points = s.card_points[0].tolist(), s.cante_points[0].tolist()
-        last_won = s.last_won[0].tolist()
-        for j in range(sides):
-            side = (own + j) % sides
-            idx += [self.card_points0 + j, self.cante_points0 + j, self.last_won0 + j]
-            val += [card_points[side], cante_points[side], last_won[side] + 1]
-        to_draw = int(s.to_draw[0])
-        idx += [self.scalars0, self.scalars0 + 1, self.scalars0 + 2, self.scalars0 + 3]
-        val += [int(s.tricks_played[0]), to_draw, 1 if self.always_strict or to_draw == 0 else 0, int(s.exchanged[0])]
-        if s.current[0] == seat:
-            idx.append(self.decision0 + int(s.decision[0]))
-            val.append(1)
-        idx.append(self.leader0 + (int(s.trick_leader[0]) - seat) % n)
-        val.append(1)
-        best = int(s.best_seat[0])
-        if best >= 0:
-            idx.append(self.winner0 + (best - seat) % n)
-            val.append(1)
-        idx.append(self.dealer0 + (int(s.dealer[0]) - seat) % n)
-        val.append(1)
-        out[idx] = val
-        return out
-
-
-# ----------------------------------------------------------------------------------------------
 # Arguments
 # ----------------------------------------------------------------------------------------------
 def parse_env_args(variant, episode, reward, render_mode, rule_options, render_modes=RENDER_MODES,
@@ -571,7 +459,6 @@ class raw_env(AECEnv, EzPickle):
         self.variant, self.episode, self.reward_kind = variant, episode, reward
         self.render_mode, self.show_all_hands = render_mode, show_all_hands
         self.game = Game(self.rules)
-        self._encoder = SingleGameEncoder(self.rules)
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
@@ -715,7 +602,7 @@ class raw_env(AECEnv, EzPickle):
     def _observation(self, seat: int) -> np.ndarray:
         cached = self._obs_cache.get(seat)
         if cached is None or cached[0] != self._version:
-            cached = (self._version, self._encoder.encode(self._state, seat))
+            cached = (self._version, encode_observation(self.rules, self._state, seat)[0])
             self._obs_cache[seat] = cached
         return cached[1]
 
