@@ -311,15 +311,16 @@ def _from_tensor(tensor: torch.Tensor, dtype) -> np.ndarray:
 def evaluate_learner(net, rules, args, update, writer, history):
     """Duplicate-deal evaluation (evaluate.py) against each of ``eval_opponents``."""
     agent = PPOAgent(rules, net=net, greedy=True)
-    row = {"update": update}
+    row, results = {"update": update}, []
     for name in args.eval_opponents:
         result = evaluate.evaluate_pairing(rules, agent, make_agent(name, rules, seed=0), num_deals=args.eval_deals,
                                            progress=False)
+        results.append(result)
         row[name] = result.win_rate
         writer.add_scalar(f"eval/win_rate_vs_{name}", result.win_rate, update)
         writer.add_scalar(f"eval/point_diff_vs_{name}", result.mean_point_diff, update)
     history.append(row)
-    return row
+    return row, results
 
 
 def main(argv=None) -> None:
@@ -496,7 +497,9 @@ def main(argv=None) -> None:
         if args.snapshot_every and update % args.snapshot_every == 0:
             pool.add_snapshot(net, f"snapshot@{update}")
         if (args.eval_every and update % args.eval_every == 0) or update == num_updates:
-            row = evaluate_learner(net, rules, args, update, writer, eval_history)
+            row, results = evaluate_learner(net, rules, args, update, writer, eval_history)
+            if update == num_updates:
+                print("\nfinal evaluation on held-out duplicate deals:\n" + "\n".join(r.summary() for r in results))
             bar.set_postfix_str(" ".join(f"{k}={v:.2f}" for k, v in row.items() if k != "update"))
         bar.set_description(f"updates ({sps:,.0f} learner steps/s, {env_sps:,.0f} env steps/s)")
         bar.update(1)
@@ -516,8 +519,8 @@ def main(argv=None) -> None:
     save_policy(run_dir / "final.pt", net, rules, args.preset, learner_steps=update * batch_size,
                 eval_history=eval_history)
     plot_run(run_dir, eval_history)
-    if eval_history:
-        print("final evaluation (win rate on held-out duplicate deals):", eval_history[-1])
+    print(f"model: {run_dir / 'final.pt'} (evaluate it with: python evaluate.py {run_dir / 'final.pt'} heuristic "
+          f"--preset {args.preset}); curves: {run_dir / 'curves.png'}")
 
 
 def _args_dict(args: Args) -> dict:
