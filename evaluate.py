@@ -197,12 +197,8 @@ def play_deals(
     game = Game(rules)
     seat_agents = np.asarray(seat_agents)
     s_count = len(seat_agents)
-    if hasattr(game, "_write_deals"):
-        # The deals come from `deal_set` (valid by construction): skip the per-deal validation.
-        base = game._empty(len(deals))
-        game._write_deals(base, np.arange(len(deals)), deals)
-    else:
-        base = game.new_state(deals)
+    # The deals come from `deal_set` (valid by construction): skip the per-deal validation.
+    base = game.new_state(deals, validate=False)
     lanes_deal = np.repeat(np.arange(len(deals)), s_count)
     state = base.take(lanes_deal)
     lane_seating = np.tile(np.arange(s_count), len(deals))

@@ -227,12 +227,13 @@ class Game:
     # ------------------------------------------------------------------------------------------
     # Starting games
     # ------------------------------------------------------------------------------------------
-    def new_state(self, deals: Deals | list) -> State:
+    def new_state(self, deals: Deals | list, validate: bool = True) -> State:
         """Games starting from the given deals (a :class:`Deals` batch, or a list of ``Deal``
-        objects or dicts of card strings, each validated)."""
+        objects or dicts of card strings, each validated). ``validate=False`` skips checking a
+        ``Deals`` batch known to be valid (e.g. from :func:`random_deals`)."""
         if not isinstance(deals, Deals):
             deals = Deals.from_deals(deals, self.rules)
-        else:
+        elif validate:
             self._check_deals(deals)
         state = self._empty(len(deals))
         self._write_deals(state, np.arange(len(deals)), deals)
@@ -241,7 +242,7 @@ class Game:
     def random_state(self, rng: np.random.Generator | int | None, batch_size: int, dealer=None) -> State:
         """``batch_size`` games from seeded random deals (``dealer``: a seat, seats, or random)."""
         rng = np.random.default_rng(rng)
-        return self.new_state(random_deals(self.rules, rng, batch_size, dealer))
+        return self.new_state(random_deals(self.rules, rng, batch_size, dealer), validate=False)
 
     def reset_done(self, state: State, rng: np.random.Generator) -> np.ndarray:
         """Deal new hands in the finished lanes, the next seat dealing (R2); returns those lanes.
