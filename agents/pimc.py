@@ -1,0 +1,600 @@
+"""``pimc``: Perfect Information Monte Carlo search on the batched core (the "hard" bot).
+
+For each decision the bot
+
+1. **samples deals** of the cards it has not seen (:class:`DealSampler`): the other hands and
+   the face-down stock, consistent with everything its information set says -- played and sung
+   cards, the shown or turned card, cards known to be in a hand (sung pairs, an exchanged or
+   last-drawn turned card) and the public inferences of the strict rules (``cannot_hold``: void
+   in a suit, nothing higher in the suit led, no trump). The sampler is **exact**: it counts the
+   consistent deals with a small dynamic programme over the remaining capacity of each hand and
+   of the stock, and draws uniformly among them. It never returns an inconsistent deal and
+   needs no rejection loop, however tight the constraints are;
+2. **builds core states** (:func:`build_states`), one lane per sample and candidate action,
+   with the observer at absolute seat 0 (relative seats and sides of the observation are then
+   absolute ones);
+3. **plays every lane out** to the end of the hand with a cheap vectorised rule-based policy
+   (:func:`playout_policy`) after applying the candidate action, and
+4. **picks the action with the best average score** over the samples (common random numbers:
+   all actions are evaluated on the same sampled deals).
+
+Score of a finished playout, from the observer's side (see :func:`playout_scores`):
+``+games`` credited if its side won the hand, ``-games`` of the winner otherwise (R9, R8b),
+plus ``point_weight * (own total - best other total) / 100``: the win counts most, the point
+margin breaks ties between actions that win (or lose) equally often and lowers the variance.
+With ``match="target_points"`` (R10) only the point margin counts.
+
+Parameters: ``num_samples`` (sampled deals per decision), ``time_budget`` (seconds per
+decision; no more samples are added once it would be exceeded; ``None``: no limit),
+``point_weight``. ``make_agent("pimc:128", rules)`` is 128 samples. The bot is deterministic
+given its seed as long as the time budget does not cut a search short (the default sample
+count keeps a decision well inside the default 1 second on the benchmark machine, see
+``docs/pimc_speed.md``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from tute_env.cards import (
+    CARD_POINTS,
+    CARD_STRENGTH,
+    CARD_SUIT,
+    DECLARE,
+    EXCHANGE,
+    KNIGHT,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    NUM_FACES,
+    PASS,
+    SEVEN,
+    SING_BASE,
+    TUTE,
+)
+from tute_env.core import ALL_CARDS, BIT, STRONGER, SUIT_SET, Game, State, pack_sets, unpack_sets
+from tute_env.rules import Rules
+
+from .base import Agent
+from .infoset import InfoSet, decode_infoset
+
+U64 = np.uint64
+_ZERO = U64(0)
+
+
+def popcount(x) -> int:
+    return int(x).bit_count()
+
+
+# ----------------------------------------------------------------------------------------------
+# 1. Sampling hidden deals
+# ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DealConstraints:
+    """What one information set says about the hidden cards. Seats are relative (0 = observer).
+
+    A consistent deal gives every seat ``k`` a hand of exactly ``hand_sizes[k]`` cards made of
+    ``fixed[k]`` (cards it holds that are not among the unseen: the observer's own hand, the
+    partnership's shown card in the dealer's hand), ``forced[k]`` (unseen cards publicly known
+    to be in that hand) and other unseen cards, none of them in ``cannot_hold[k]``; the
+    remaining ``face_down`` unseen cards form the face-down stock (any order).
+    """
+
+    num_players: int
+    unseen: int
+    hand_sizes: tuple[int, ...]
+    fixed: tuple[int, ...]
+    forced: tuple[int, ...]
+    cannot_hold: tuple[int, ...]
+    face_down: int
+
+    @property
+    def free(self) -> int:
+        """Unseen cards whose place is not known."""
+        forced = 0
+        for f in self.forced:
+            forced |= f
+        return self.unseen & ~forced
+
+    def capacities(self) -> list[int]:
+        """Free cards still to place in each other seat's hand (seats 1..n-1), then the stock."""
+        caps = [
+            self.hand_sizes[k] - popcount(self.fixed[k]) - popcount(self.forced[k]) for k in range(1, self.num_players)
+        ]
+        return caps + [self.face_down]
+
+    def is_consistent(self, hands, stock) -> bool:
+        """Whether a deal (``hands[k]``: 40-bit set per relative seat, ``stock``: card ids of the
+        face-down stock) agrees with these constraints."""
+        hands = [int(h) for h in hands]
+        stock = [int(c) for c in stock]
+        stock_set = 0
+        for c in stock:
+            stock_set |= 1 << c
+        if len(stock) != self.face_down or popcount(stock_set) != len(stock):
+            return False
+        every = stock_set
+        for k in range(self.num_players):
+            h = hands[k]
+            if popcount(h) != self.hand_sizes[k] or h & every:
+                return False
+            every |= h
+            if h & self.fixed[k] != self.fixed[k] or h & self.forced[k] != self.forced[k]:
+                return False
+            if h & self.cannot_hold[k] and k != 0:
+                return False
+            if k > 0 and (h & ~self.fixed[k]) & ~self.unseen:
+                return False
+        return (stock_set | self.unseen) == self.unseen and every & self.unseen == self.unseen
+
+
+def deal_constraints(info: InfoSet, lane: int) -> DealConstraints:
+    """The :class:`DealConstraints` of row ``lane`` of an information-set batch.
+
+    Hand sizes: the observer is to act, so it has not played to the trick in progress; every seat
+    held as many cards as the observer at the start of the trick (cards are dealt and drawn
+    evenly, R3 R4), one fewer for the seats that have played to it since.
+    """
+    r = info.rules
+    n = r.num_players
+    unseen = int(info.unseen[lane])
+    hand = int(info.hand[lane])
+    h = popcount(hand)
+    trick = info.trick[lane]
+    sizes = tuple(h if k == 0 else h - int(trick[k] >= 0) for k in range(n))
+    known = [int(x) for x in info.known[lane]]
+    fixed = [hand] + [known[k] & ~unseen for k in range(1, n)]
+    forced = [0] + [known[k] & unseen for k in range(1, n)]
+    stock_left = int(info.stock_size[lane])
+    if r.has_stock and r.turned_card_drawn and stock_left > 0:
+        stock_left -= 1  # the turned card is the last card drawn, and it is visible
+    return DealConstraints(
+        num_players=n,
+        unseen=unseen,
+        hand_sizes=sizes,
+        fixed=tuple(fixed),
+        forced=tuple(forced),
+        cannot_hold=tuple(int(x) for x in info.cannot_hold[lane]),
+        face_down=stock_left if r.has_stock else 0,
+    )
+
+
+class InconsistentInfoSet(ValueError):
+    """No deal of the hidden cards agrees with the information set."""
+
+
+class DealSampler:
+    """Uniform sampling of the deals that agree with :class:`DealConstraints`.
+
+    The free unseen cards are placed one at a time into "bins" (the other seats' hands, then the
+    stock). ``ways[k][c]`` counts the ways to place cards ``k..`` into bins with remaining
+    capacities ``c`` (a dense array indexed by the capacity vector), respecting each card's
+    allowed bins; card ``k`` goes to bin ``b`` with probability ``ways[k+1][c - e_b] /
+    ways[k][c]``, which makes the whole deal uniform over the consistent deals. Samples are
+    drawn vectorised over a batch. The stock's order is a uniform shuffle of its cards.
+    """
+
+    def __init__(self, cons: DealConstraints, relax: bool = False):
+        self.cons = cons
+        n = cons.num_players
+        self.caps = np.array(cons.capacities(), dtype=np.intp)
+        if (self.caps < 0).any() or self.caps.sum() != popcount(cons.free):
+            raise InconsistentInfoSet(
+                f"hand sizes {cons.hand_sizes} and stock {cons.face_down} do not add up to the "
+                f"{popcount(cons.unseen)} unseen cards"
+            )
+        for k in range(1, n):
+            if cons.forced[k] & cons.cannot_hold[k] and not relax:
+                raise InconsistentInfoSet(f"seat {k} is known to hold a card it cannot hold")
+        self.cards = np.array([c for c in range(NUM_CARDS) if cons.free >> c & 1], dtype=np.intp)
+        m = n  # n - 1 seats and the stock
+        self.num_bins = m
+        allowed = np.ones((len(self.cards), m), dtype=bool)
+        if not relax:
+            for k in range(1, n):
+                allowed[:, k - 1] = [(cons.cannot_hold[k] >> int(c) & 1) == 0 for c in self.cards]
+        self.allowed = allowed
+        shape = tuple(int(c) + 1 for c in self.caps)
+        num = len(self.cards)
+        ways = [None] * (num + 1)
+        last = np.zeros(shape)
+        last[(0,) * m] = 1.0
+        ways[num] = last
+        for k in range(num - 1, -1, -1):
+            nxt = ways[k + 1]
+            cur = np.zeros(shape)
+            for b in np.flatnonzero(allowed[k]):
+                dst = [slice(None)] * m
+                src = [slice(None)] * m
+                dst[b] = slice(1, None)
+                src[b] = slice(0, -1)
+                cur[tuple(dst)] += nxt[tuple(src)]
+            # Scale to keep the counts in range (only ratios matter).
+            top = cur.max()
+            ways[k] = cur / top if top > 0 else cur
+        self.ways = ways
+        if ways[0][tuple(self.caps)] <= 0:
+            raise InconsistentInfoSet("no deal of the unseen cards agrees with the information set")
+
+    def sample(self, rng: np.random.Generator, num: int) -> tuple[np.ndarray, np.ndarray]:
+        """``num`` deals: hands ``(num, n)`` uint64 by relative seat (seat 0 = the observer's own
+        hand) and the face-down stock ``(num, face_down)`` int8 in drawing order."""
+        cons, m = self.cons, self.num_bins
+        caps = np.tile(self.caps, (num, 1))
+        rows = np.arange(num)
+        where = np.empty((num, len(self.cards)), dtype=np.intp)
+        for k in range(len(self.cards)):
+            weight = np.zeros((num, m))
+            for b in np.flatnonzero(self.allowed[k]):
+                ok = caps[:, b] > 0
+                idx = caps.copy()
+                idx[:, b] = np.maximum(idx[:, b] - 1, 0)
+                weight[:, b] = np.where(ok, self.ways[k + 1][tuple(idx.T)], 0.0)
+            cum = weight.cumsum(axis=1)
+            u = rng.random(num) * cum[:, -1]
+            choice = (cum > u[:, None]).argmax(axis=1)
+            where[:, k] = choice
+            caps[rows, choice] -= 1
+        bits = BIT[self.cards]
+        hands = np.zeros((num, cons.num_players), dtype=U64)
+        hands[:, 0] = cons.fixed[0]
+        for k in range(1, cons.num_players):
+            placed = np.bitwise_or.reduce(np.where(where == k - 1, bits, _ZERO), axis=1) if len(bits) else _ZERO
+            hands[:, k] = placed | U64(cons.fixed[k] | cons.forced[k])
+        if cons.face_down:
+            keys = np.where(where == m - 1, rng.random(where.shape), np.inf)
+            order = np.argsort(keys, axis=1, kind="stable")[:, : cons.face_down]
+            stock = self.cards[order].astype(np.int8)
+        else:
+            stock = np.zeros((num, 0), dtype=np.int8)
+        return hands, stock
+
+
+def sample_deals(info: InfoSet, lane: int, num: int, rng: np.random.Generator):
+    """``num`` uniform consistent deals for row ``lane``: ``(hands, stock)`` as
+    :meth:`DealSampler.sample` returns them."""
+    return DealSampler(deal_constraints(info, lane)).sample(rng, num)
+
+
+# ----------------------------------------------------------------------------------------------
+# 2. Core states from an information set and sampled hidden cards
+# ----------------------------------------------------------------------------------------------
+def build_states(game: Game, info: InfoSet, lane: int, hands: np.ndarray, stock: np.ndarray) -> State:
+    """Core states (one lane per sampled deal) of row ``lane``'s information set with the
+    sampled ``hands`` (``(S, n)`` by relative seat) and face-down ``stock`` (``(S, face_down)``).
+
+    The observer sits at absolute seat 0, so relative seats and sides are absolute. The state's
+    ``legal`` is the observer's real legal set (the mask), so the first action is checked
+    against it; ``step`` recomputes legality afterwards.
+    """
+    r = game.rules
+    S = len(hands)
+    st = game._empty(S)
+    st.hands[:] = hands
+    st.played[:] = info.played[lane]
+    st.known[:] = info.known[lane]
+    st.cannot_hold[:] = info.cannot_hold[lane]
+    trick = info.trick[lane]
+    st.trick[:] = trick
+    leader = int(info.trick_leader[lane])
+    st.trick_leader[:] = leader
+    st.trick_size[:] = int((trick >= 0).sum())
+    st.best_card[:] = info.best_card[lane]
+    st.best_seat[:] = info.trick_winner[lane]
+    st.current[:] = 0
+    st.decision[:] = info.decision[lane]
+    st.dealer[:] = info.dealer[lane]
+    st.trump[:] = info.trump[lane]
+    st.turned_card[:] = info.shown_card[lane]
+    face_down = stock.shape[1]
+    if r.stock_size:
+        st.stock[:, r.stock_size - face_down :] = stock
+        st.stock_next[:] = r.stock_size - face_down
+    st.to_draw[:] = info.stock_size[lane]
+    tricks = int(info.tricks_played[lane])
+    st.tricks_played[:] = tricks
+    st.last_winner[:] = leader if tricks > 0 else -1
+    st.last_won[:] = info.last_won[lane]
+    st.card_points[:] = info.card_points[lane]
+    st.cante_points[:] = info.cante_points[lane]
+    sung_by = info.sung_by[lane]
+    st.sung_by[:] = sung_by
+    for suit in range(4):
+        if sung_by[suit] >= 0 and suit != info.trump[lane]:
+            st.sang_twenty[:, sung_by[suit]] = True
+    st.exchanged[:] = info.exchanged[lane]
+    mask_bits = pack_sets(info.mask[lane][None])[0]
+    # Whether the observer has already declared for the last trick won is not in the
+    # observation; declarations the core would allow but the mask does not say it has.
+    dec_bits = U64(sum(1 << a for a in range(SING_BASE, TUTE + 1)))
+    if S and int(game._legal_sets(st.take([0]))[0] & dec_bits & ~mask_bits):
+        st.declared[:, 0] = True
+    st.legal[:] = mask_bits
+    return st
+
+
+# ----------------------------------------------------------------------------------------------
+# 3. Playouts
+# ----------------------------------------------------------------------------------------------
+_POINTS_F = CARD_POINTS.astype(np.float64)
+_STRENGTH_F = CARD_STRENGTH.astype(np.float64)
+_SUIT = CARD_SUIT.astype(np.intp)
+
+
+# The playout policy scores each legal card with a cost from a table (lower is better).
+# Lane kinds: what the seat to act is doing.
+_LEAD_FREE, _LEAD_STRICT, _SMEAR, _FOLLOW_LAST, _FOLLOW, _FOLLOW_LAST_POOR, _FOLLOW_POOR = range(7)
+_NUM_KINDS = 7
+# Code bits per card.
+_LEGAL, _BEATS, _KEEP, _MASTER = 1, 2, 4, 8
+_NUM_CODES = 16
+_ILLEGAL_COST = np.int16(32767)
+POOR_TRUMP_BASE, POOR_TRUMP_PER_STRENGTH = 50.0, 0.0
+RICH_TRICK = 10
+
+
+def _cost_table() -> np.ndarray:
+    """(4 trumps, lane kinds, 16 codes, 40 cards) int16: the cost of playing a card."""
+    P = _POINTS_F
+    S = _STRENGTH_F
+    out = np.empty((4, _NUM_KINDS, _NUM_CODES, NUM_CARDS))
+    for trump in range(4):
+        t = (_SUIT == trump).astype(np.float64)
+        lose = 2.0 * P + 0.3 * S + 20.0 * t  # lead or lose cheaply: no points, no trumps
+        win = 0.5 * S + 8.0 * t  # win cheaply
+        keep = np.where(t > 0, 12.0, 6.0)  # breaking a pair still to be sung
+        for code in range(_NUM_CODES):
+            beats, master = bool(code & _BEATS), bool(code & _MASTER)
+            extra = keep if code & _KEEP else 0.0
+            out[trump, _LEAD_FREE, code] = lose + extra
+            # Under the strict rules a master card of a plain suit takes the trick unless
+            # someone is void in it: cash the points.
+            out[trump, _LEAD_STRICT, code] = np.where((t == 0) & master, -10.0 - P, lose) + extra
+            out[trump, _SMEAR, code] = -1.5 * P + 0.3 * S + 20.0 * t + extra
+            out[trump, _FOLLOW_LAST, code] = (win - P if beats else 40.0 + lose) + extra
+            if master:  # a winner nobody can beat in its suit: take the trick with points
+                mid = win - 0.5 * P - 3.0
+            else:
+                mid = win + 3.0
+            out[trump, _FOLLOW, code] = (mid if beats else 40.0 + lose) + extra
+            # Free stock phase, a trick not worth a trump: trump only rather than give points.
+            poor = POOR_TRUMP_BASE + POOR_TRUMP_PER_STRENGTH * S
+            out[trump, _FOLLOW_LAST_POOR, code] = out[trump, _FOLLOW_LAST, code] + poor * t * beats
+            out[trump, _FOLLOW_POOR, code] = out[trump, _FOLLOW, code] + poor * t * beats
+    cost = np.round(out * 10).astype(np.int16)
+    cost[:, :, np.arange(_NUM_CODES) & _LEGAL == 0] = _ILLEGAL_COST
+    return cost
+
+
+_COST_FLAT = _cost_table().ravel()
+_CARD_INDEX = np.arange(NUM_CARDS, dtype=np.intp)
+_POINTS_I = CARD_POINTS.astype(np.int16)
+_KNIGHT_BITS = U64(sum(1 << (suit * NUM_FACES + KNIGHT) for suit in range(4)))
+# Knight bits of the sung suits, indexed by a 4-bit "suit sung" pattern.
+_SUNG_KNIGHT = np.array(
+    [sum(1 << (suit * NUM_FACES + KNIGHT) for suit in range(4) if p >> suit & 1) for p in range(16)], dtype=U64
+)
+_FACE_STRENGTH = CARD_STRENGTH[:NUM_FACES]
+# _MASTER_FACES[p]: faces of one suit stronger than every face in the 10-bit pattern p.
+_MASTER_FACES = np.array(
+    [
+        sum(1 << f for f in range(NUM_FACES) if all(_FACE_STRENGTH[f] > _FACE_STRENGTH[g] for g in range(NUM_FACES) if p >> g & 1))
+        for p in range(1 << NUM_FACES)
+    ],
+    dtype=U64,
+)
+_TEN_BITS = U64((1 << NUM_FACES) - 1)
+
+
+def _sung_index(sung_by: np.ndarray) -> np.ndarray:
+    return (sung_by >= 0) @ np.array([1, 2, 4, 8])
+
+
+def master_cards(outside: np.ndarray) -> np.ndarray:
+    """(B,) uint64: the cards stronger than every card of ``outside`` in their suit."""
+    out = np.zeros_like(outside)
+    for suit in range(4):
+        shift = U64(suit * NUM_FACES)
+        out |= _MASTER_FACES[((outside >> shift) & _TEN_BITS).astype(np.intp)] << shift
+    return out
+
+
+def playout_policy(game: Game, s: State) -> np.ndarray:
+    """A cheap rule-based action for the seat to act in every lane (0 in finished lanes).
+
+    Declarations first: Tute, then a cante (the 40 before any 20), then the exchange when the
+    turned card is stronger than the card given; a declaration turn without one passes. Cards,
+    by a cost (lowest wins) that sees only the seat's hand and public information. A *master*
+    card is one that no card still out (not played, not in the seat's hand) beats in its suit.
+
+    * leading: under the strict rules (R5 in force), a master card of a plain suit, most points
+      first; otherwise the cheapest card, avoiding trumps, points and the king or knight of a
+      pair still to be sung;
+    * following while the partner holds the trick: if it is safe (the seat is last, or the
+      partner's card is a master), the card with most points that is not a trump, else the
+      cheapest card;
+    * following when the seat can take the trick: when last, the cheapest winner, preferring
+      points and plain suits to trumps; before the last, a master winner with points, else the
+      cheapest winner;
+    * otherwise: the cheapest losing card.
+    """
+    r = game.rules
+    n = r.num_players
+    lanes = np.arange(s.batch_size)
+    seat = np.maximum(s.current, 0).astype(np.intp)
+    trump = s.trump.astype(np.intp)
+    lead = s.trick_size == 0
+    hand = s.hands[lanes, seat]
+    outside = ALL_CARDS & ~np.bitwise_or.reduce(s.played, axis=1) & ~hand
+    best = np.maximum(s.best_card, 0).astype(np.intp)
+    beats = STRONGER[best] | np.where(_SUIT[best] != trump, SUIT_SET[trump], _ZERO)
+    pairs = hand & (hand >> U64(1)) & _KNIGHT_BITS  # the knight bit of each pair held
+    pairs &= ~_SUNG_KNIGHT[_sung_index(s.sung_by)]
+    # One byte per card: legal | beats << 1 | keep << 2 | master << 3, from 40-bit sets.
+    code = unpack_sets(s.legal).view(np.uint8)
+    code = code | (unpack_sets(beats).view(np.uint8) << 1)
+    code |= unpack_sets(pairs | (pairs << U64(1))).view(np.uint8) << 2
+    code |= unpack_sets(master_cards(outside)).view(np.uint8) << 3
+
+    strict = np.ones(len(lanes), bool) if r.stock_duty == "strict" or not r.has_stock else s.to_draw == 0
+    kind = np.where(s.trick_size == n - 1, _FOLLOW_LAST, _FOLLOW)
+    if not strict.all():
+        # In the free stock phase a trick is worth a trump if it holds 10 points or more, or
+        # if winning it lets the seat sing.
+        on_table = np.where(s.trick >= 0, _POINTS_I[np.maximum(s.trick, 0)], 0).sum(axis=1)
+        poor = ~strict & (on_table < RICH_TRICK) & (pairs == 0)
+        kind = np.where(poor, kind + (_FOLLOW_LAST_POOR - _FOLLOW_LAST), kind)
+    if r.partnerships:
+        partner_holds = s.best_seat == (seat + 2) % 4
+        safe = (s.trick_size == n - 1) | ((STRONGER[best] & outside) == 0)
+        # The partner holds the trick: give it points if it is safe, else play cheaply.
+        kind = np.where(partner_holds, np.where(safe, _SMEAR, _LEAD_FREE), kind)
+    kind = np.where(lead, np.where(strict, _LEAD_STRICT, _LEAD_FREE), kind)
+    index = code.astype(np.intp)
+    index *= NUM_CARDS
+    index += ((trump * _NUM_KINDS + kind) * (_NUM_CODES * NUM_CARDS))[:, None]
+    index += _CARD_INDEX
+    action = np.take(_COST_FLAT, index).argmin(axis=1)
+
+    # Declarations and the exchange keep the turn; take them before playing a card.
+    legal = unpack_sets(s.legal, NUM_ACTIONS)
+    if r.exchange != "off":
+        turned = np.maximum(s.turned_card, 0).astype(np.intp)
+        seven = trump * NUM_FACES + SEVEN
+        good = (CARD_STRENGTH[turned] > CARD_STRENGTH[seven]) | (r.exchange == "after_win")
+        action = np.where(legal[:, EXCHANGE] & good, EXCHANGE, action)
+    sing = legal[:, SING_BASE:TUTE]
+    any_sing = sing.any(axis=1)
+    sing_suit = np.where(sing[lanes, trump], trump, sing.argmax(axis=1))
+    action = np.where(any_sing, SING_BASE + sing_suit, action)
+    action = np.where(legal[:, TUTE], TUTE, action)
+    declare_only = (s.decision == DECLARE) & ~any_sing & ~legal[:, TUTE]
+    action = np.where(declare_only, PASS, action)
+    return np.where(s.done, 0, action).astype(np.int64)
+
+
+def playout_scores(game: Game, s: State, point_weight: float) -> np.ndarray:
+    """Scores of finished lanes for side 0 (the observer's): ``±games`` for a won/lost hand plus
+    ``point_weight * margin / 100`` (margin: own total minus the best other total); with
+    ``match="target_points"`` the margin alone."""
+    totals = s.totals.astype(np.float64)
+    margin = totals[:, 0] - totals[:, 1:].max(axis=1)
+    if game.rules.match == "target_points":
+        return margin / 100.0
+    games = s.games.astype(np.float64)
+    return np.where(s.winner == 0, games, -games) + point_weight * margin / 100.0
+
+
+def play_out(game: Game, s: State, policy=playout_policy, max_steps: int = 1000) -> State:
+    """Step every lane to the end of its hand with ``policy(game, state) -> actions``."""
+    for _ in range(max_steps):
+        if s.done.all():
+            return s
+        game.step(s, policy(game, s))
+    raise RuntimeError("playouts did not finish")
+
+
+# ----------------------------------------------------------------------------------------------
+# 4. The agent
+# ----------------------------------------------------------------------------------------------
+class PIMCAgent(Agent):
+    """Perfect Information Monte Carlo (see the module docstring).
+
+    ``num_samples``: deals sampled per decision; ``time_budget``:
+    seconds per decision after which no further chunk is started (``None``: unlimited; at least
+    one chunk always runs); ``point_weight``: weight of the point margin in the score;
+    ``chunk_lanes``: lanes (samples x candidate actions) played out at once.
+    """
+
+    name = "pimc"
+    DEFAULT_SAMPLES = 1024
+
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int = 0,
+        num_samples: int | None = None,
+        time_budget: float | None = 1.0,
+        point_weight: float = 0.5,
+        chunk_lanes: int = 2048,
+        playout: str = "rules",
+    ):
+        super().__init__(rules, seed)
+        self.game = Game(rules)
+        self.num_samples = int(num_samples if num_samples is not None else self.DEFAULT_SAMPLES)
+        if self.num_samples < 1:
+            raise ValueError(f"num_samples must be at least 1, got {self.num_samples}")
+        self.time_budget = time_budget
+        self.point_weight = float(point_weight)
+        self.chunk_lanes = int(chunk_lanes)
+        if playout not in ("rules", "random"):
+            raise ValueError(f"bad playout {playout!r}: expected 'rules' or 'random'")
+        self.playout = playout
+        self.last_samples = 0
+        """Samples used by the last decision searched."""
+        self.last_values: dict[int, float] = {}
+        """Mean score of each candidate action at the last decision searched."""
+        self.name = f"pimc:{self.num_samples}"
+
+    @classmethod
+    def from_spec(cls, arg: str, rules: Rules, seed: int = 0) -> PIMCAgent:
+        """``"128"``: 128 samples per decision."""
+        try:
+            num = int(arg)
+        except ValueError:
+            raise ValueError(f"bad pimc spec {arg!r}: expected a number of samples, e.g. 'pimc:128'") from None
+        return cls(rules, seed=seed, num_samples=num)
+
+    def act_batch(self, observations, masks):
+        masks = np.asarray(masks, dtype=bool)
+        info = decode_infoset(self.rules, observations, masks)
+        out = np.zeros(len(masks), dtype=np.int64)
+        for row in range(len(masks)):
+            legal = np.flatnonzero(masks[row])
+            if len(legal) == 0:
+                raise ValueError(f"row {row} has no legal action")
+            out[row] = legal[0] if len(legal) == 1 else self._search(info, row, legal)
+        return out
+
+    def _policy(self, game: Game, s: State) -> np.ndarray:
+        if self.playout == "rules":
+            return playout_policy(game, s)
+        mask = unpack_sets(s.legal, NUM_ACTIONS)
+        return np.argmax(self.rng.random(mask.shape) * mask, axis=1)
+
+    def _sampler(self, info: InfoSet, row: int) -> DealSampler:
+        cons = deal_constraints(info, row)
+        try:
+            return DealSampler(cons)
+        except InconsistentInfoSet:
+            # Cannot happen for observations of real games; play on with the looser constraints.
+            return DealSampler(cons, relax=True)
+
+    def _search(self, info: InfoSet, row: int, legal: np.ndarray) -> int:
+        start = time.perf_counter()
+        sampler = self._sampler(info, row)
+        num_actions = len(legal)
+        totals = np.zeros(num_actions)
+        done = 0
+        while done < self.num_samples:
+            chunk_start = time.perf_counter()
+            size = min(max(1, self.chunk_lanes // num_actions), self.num_samples - done)
+            hands, stock = sampler.sample(self.rng, size)
+            roots = build_states(self.game, info, row, hands, stock)
+            lanes = roots.take(np.repeat(np.arange(size), num_actions))
+            self.game.step(lanes, np.tile(legal, size))
+            play_out(self.game, lanes, self._policy)
+            scores = playout_scores(self.game, lanes, self.point_weight).reshape(size, num_actions)
+            totals += scores.sum(axis=0)
+            done += size
+            if self.time_budget is not None:
+                now = time.perf_counter()
+                if now - start + (now - chunk_start) * 1.05 > self.time_budget:
+                    break
+        means = totals / done
+        self.last_samples = done
+        self.last_values = {int(a): float(v) for a, v in zip(legal, means)}
+        # Ties (e.g. a won hand either way) go to the lowest action id: deterministic.
+        return int(legal[int(np.argmax(means))])

@@ -1,0 +1,152 @@
+"""PIMC bot speed: seconds per move of the default ``pimc`` on every preset, and how the time of
+one search grows with the number of samples.
+
+    python -m bench.pimc_speed [--quick] [--hands 2] [--write docs/pimc_speed.md]
+
+Pinned to one core (like ``taskset -c 0``). Moves: hands played with the default bot at every
+seat; every decision with more than one legal action is timed (``act_batch`` on one
+observation: decoding, sampling, building the states, playouts and the choice). Scaling: the
+first decision of fixed deals (the opening lead, the most candidate actions and the longest
+playouts) searched with N samples and no time budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from agents.pimc import PIMCAgent
+from tute_env.core import Game
+from tute_env.observation import encode_observation
+from tute_env.rules import PRESETS
+
+from .common import machine, pin_to_core, today
+
+
+def move_times(preset: str, hands: int, seed: int = 0) -> dict:
+    """Time every decision of ``hands`` hands played by the default bot at every seat."""
+    game = Game(preset)
+    rules = game.rules
+    agent = PIMCAgent(rules, seed=seed)
+    rng = np.random.default_rng(seed)
+    times, samples, actions = [], [], []
+    for _ in range(hands):
+        state = game.random_state(rng, 1)
+        while not state.done[0]:
+            mask = game.legal_action_mask(state)
+            obs = encode_observation(rules, state, state.current)
+            start = time.perf_counter()
+            action = agent.act_batch(obs, mask)
+            elapsed = time.perf_counter() - start
+            if mask[0].sum() > 1:
+                times.append(elapsed)
+                samples.append(agent.last_samples)
+                actions.append(int(mask[0].sum()))
+            game.step(state, action)
+    times = np.array(times)
+    samples = np.array(samples)
+    return {
+        "preset": preset,
+        "moves": len(times),
+        "mean_s": float(times.mean()),
+        "median_s": float(np.median(times)),
+        "p95_s": float(np.quantile(times, 0.95)),
+        "max_s": float(times.max()),
+        "max_actions": int(max(actions)),
+        "mean_samples": float(samples.mean()),
+        "cut": float((samples < agent.num_samples).mean()),
+    }
+
+
+def first_move_time(preset: str, num_samples: int, deals: int, seed: int = 0) -> float:
+    """Median seconds of the first decision of ``deals`` hands with ``num_samples`` samples."""
+    game = Game(preset)
+    rules = game.rules
+    agent = PIMCAgent(rules, seed=seed, num_samples=num_samples, time_budget=None)
+    state = game.random_state(np.random.default_rng(seed), deals)
+    obs = encode_observation(rules, state, state.current)
+    mask = game.legal_action_mask(state)
+    times = []
+    for lane in range(deals):
+        start = time.perf_counter()
+        agent.act_batch(obs[lane : lane + 1], mask[lane : lane + 1])
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short runs (smoke test)")
+    parser.add_argument("--hands", type=int, default=2, help="hands per preset for the per-move times")
+    parser.add_argument("--write", default=None, help="markdown file to write the figures to")
+    args = parser.parse_args(argv)
+    pinned = pin_to_core(0)
+    hands = 1 if args.quick else args.hands
+    presets = ("partnership", "two_player") if args.quick else sorted(PRESETS)
+    default = PIMCAgent(PRESETS["partnership"])
+    rows = []
+    for preset in presets:
+        res = move_times(preset, hands)
+        rows.append(res)
+        print(
+            f"{preset:14s} {res['moves']:4d} moves  mean {res['mean_s']:.3f} s  median {res['median_s']:.3f} s  "
+            f"p95 {res['p95_s']:.3f} s  max {res['max_s']:.3f} s  (up to {res['max_actions']} actions; "
+            f"{res['mean_samples']:.0f} samples on average, {100 * res['cut']:.0f}% cut by the budget)",
+            flush=True,
+        )
+    sample_counts = (64, 256) if args.quick else (64, 256, 1024, 2048)
+    deals = 2 if args.quick else 5
+    scaling = []
+    for preset in ("partnership", "two_player"):
+        row = [first_move_time(preset, n, deals) for n in sample_counts]
+        scaling.append((preset, row))
+        print(f"{preset:14s} first move: " + "  ".join(f"{n}: {t:.3f} s" for n, t in zip(sample_counts, row)), flush=True)
+    if args.write:
+        lines = [
+            "# PIMC speed",
+            "",
+            (
+                f"Measured {today()} on {machine()}; pinned to one core: {pinned}. "
+                f"`python -m bench.pimc_speed --write docs/pimc_speed.md`. The default bot: "
+                f"{default.num_samples} samples per decision, time budget {default.time_budget} s per decision "
+                "(no further batch of samples is started once it would be exceeded)."
+            ),
+            "",
+            "## Seconds per move, default bot",
+            "",
+            (
+                f"{hands} hand(s) per preset with the bot at every seat; every decision with more than one legal "
+                "action timed (decoding, sampling, state building, playouts, choice). Decisions with a single "
+                "legal action return at once and are not counted."
+            ),
+            "",
+            "| preset | moves | mean s | median s | p95 s | max s | most actions | mean samples | cut by budget |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in rows:
+            lines.append(
+                f"| {r['preset']} | {r['moves']} | {r['mean_s']:.3f} | {r['median_s']:.3f} | {r['p95_s']:.3f} | "
+                f"{r['max_s']:.3f} | {r['max_actions']} | {r['mean_samples']:.0f} | {100 * r['cut']:.0f}% |"
+            )
+        lines += [
+            "",
+            "## Seconds for the opening lead by number of samples",
+            "",
+            (
+                f"Median over {deals} deals of the first decision of the hand (all its cards are candidates and "
+                "the playouts are the longest), no time budget."
+            ),
+            "",
+            "| preset | " + " | ".join(f"{n} samples" for n in sample_counts) + " |",
+            "|---|" + "---:|" * len(sample_counts),
+        ]
+        for preset, row in scaling:
+            lines.append(f"| {preset} | " + " | ".join(f"{t:.3f}" for t in row) + " |")
+        with open(args.write, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
