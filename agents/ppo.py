@@ -159,3 +159,20 @@ class PPOAgent(Agent):
         if self.greedy:
             return logits.argmax(dim=1).numpy()
         return torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.generator)[:, 0].numpy()
+
+
+def export(checkpoint: str | Path, out: str | Path) -> None:
+    """Write the model of a training checkpoint as a small model-only checkpoint (for shipping)."""
+    data = load_checkpoint(checkpoint)
+    net = build_policy(data)
+    steps = int(data["update"]) * int(data["args"]["num_envs"]) * int(data["args"]["num_steps"]) if "args" in data else None
+    save_policy(out, net, rules_of(data), data["preset"], learner_steps=steps,
+                eval_history=list(data.get("eval_history", [])))
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) != 3:
+        sys.exit("usage: python -m agents.ppo TRAINING_CHECKPOINT OUT.pt  (export a model-only checkpoint)")
+    export(sys.argv[1], sys.argv[2])

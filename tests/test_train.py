@@ -14,7 +14,8 @@ import pytest
 import torch
 
 import train
-from agents.ppo import PolicyNet, load_checkpoint
+from agents import make_agent
+from agents.ppo import PolicyNet, export, load_checkpoint
 from tute_env.core import Game
 from tute_env.observation import encode_observation
 from tute_env.rules import make_rules
@@ -45,6 +46,16 @@ def test_smoke_config_runs_and_resumes(tmp_path):
     assert load_checkpoint(run / "checkpoint.pt")["update"] == 4
     with pytest.raises(ValueError, match="other settings"):
         train.main(["--config", SMOKE, "--run-dir", str(run), "--resume", "--learning-rate", "0.1"])
+    # Export the model alone and play it through the agent registry, as evaluate.py does.
+    export(run / "checkpoint.pt", tmp_path / "agent.pt")
+    rules = make_rules("two_player")
+    agent = make_agent(str(tmp_path / "agent.pt"), rules)
+    state = Game(rules).random_state(0, 8)
+    mask = Game(rules).legal_action_mask(state)
+    actions = agent.act_batch(encode_observation(rules, state, state.current), mask)
+    assert mask[np.arange(8), actions].all()
+    with pytest.raises(ValueError, match="other rules"):
+        make_agent(str(tmp_path / "agent.pt"), make_rules("partnership"))
 
 
 def test_killed_run_resumes_with_nothing_lost(tmp_path):
