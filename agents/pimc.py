@@ -16,7 +16,9 @@ For each decision the bot
 3. **plays every lane out** to the end of the hand with a cheap vectorised rule-based policy
    (:func:`playout_policy`) after applying the candidate action, and
 4. **picks the action with the best average score** over the samples (common random numbers:
-   all actions are evaluated on the same sampled deals).
+   all actions are evaluated on the same sampled deals; ties go to the lowest action id).
+   When only one deal is consistent (two players once the stock is out: the opponent's hand
+   is known) one sample is played, as the deterministic playouts would repeat it.
 
 Score of a finished playout, from the observer's side (see :func:`playout_scores`):
 ``+games`` credited if its side won the hand, ``-games`` of the winner otherwise (R9, R8b),
@@ -34,6 +36,7 @@ count keeps a decision well inside the default 1 second on the benchmark machine
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -202,6 +205,7 @@ class DealSampler:
         last = np.zeros(shape)
         last[(0,) * m] = 1.0
         ways[num] = last
+        log_scale = 0.0
         for k in range(num - 1, -1, -1):
             nxt = ways[k + 1]
             cur = np.zeros(shape)
@@ -213,10 +217,15 @@ class DealSampler:
                 cur[tuple(dst)] += nxt[tuple(src)]
             # Scale to keep the counts in range (only ratios matter).
             top = cur.max()
-            ways[k] = cur / top if top > 0 else cur
+            if top > 0:
+                cur /= top
+                log_scale += np.log(top)
+            ways[k] = cur
         self.ways = ways
         if ways[0][tuple(self.caps)] <= 0:
             raise InconsistentInfoSet("no deal of the unseen cards agrees with the information set")
+        #: Number of consistent deals: placements of the free cards times orders of the stock.
+        self.num_deals = float(np.exp(np.log(ways[0][tuple(self.caps)]) + log_scale)) * math.factorial(cons.face_down)
 
     def sample(self, rng: np.random.Generator, num: int) -> tuple[np.ndarray, np.ndarray]:
         """``num`` deals: hands ``(num, n)`` uint64 by relative seat (seat 0 = the observer's own
@@ -502,10 +511,13 @@ def play_out(game: Game, s: State, policy=playout_policy, max_steps: int = 1000)
 class PIMCAgent(Agent):
     """Perfect Information Monte Carlo (see the module docstring).
 
-    ``num_samples``: deals sampled per decision; ``time_budget``:
-    seconds per decision after which no further chunk is started (``None``: unlimited; at least
-    one chunk always runs); ``point_weight``: weight of the point margin in the score;
-    ``chunk_lanes``: lanes (samples x candidate actions) played out at once.
+    ``num_samples``: deals sampled per decision (default 1024: at most about 0.3 s per decision
+    on the benchmark machine, ``docs/pimc_speed.md``); ``time_budget``: seconds per decision
+    after which no further batch of samples is started (``None``: unlimited; at least one batch
+    always runs); ``point_weight``: weight of the point margin in the score; ``chunk_lanes``:
+    lanes (samples x candidate actions) played out at once; ``playout``: ``"rules"`` (the
+    rule-based :func:`playout_policy`, the default) or ``"random"`` (uniform legal actions).
+    Rows with a single legal action return it without a search.
     """
 
     name = "pimc"
@@ -534,6 +546,8 @@ class PIMCAgent(Agent):
         self.playout = playout
         self.last_samples = 0
         """Samples used by the last decision searched."""
+        self.last_cut = False
+        """Whether the time budget stopped the last search before ``num_samples``."""
         self.last_values: dict[int, float] = {}
         """Mean score of each candidate action at the last decision searched."""
         self.name = f"pimc:{self.num_samples}"
@@ -574,13 +588,17 @@ class PIMCAgent(Agent):
 
     def _search(self, info: InfoSet, row: int, legal: np.ndarray) -> int:
         start = time.perf_counter()
+        self.last_cut = False
         sampler = self._sampler(info, row)
         num_actions = len(legal)
         totals = np.zeros(num_actions)
         done = 0
-        while done < self.num_samples:
+        # With a single consistent deal (e.g. two players once the stock is out) and
+        # deterministic playouts, every sample would give the same scores: one is enough.
+        wanted = 1 if self.playout == "rules" and sampler.num_deals < 1.5 else self.num_samples
+        while done < wanted:
             chunk_start = time.perf_counter()
-            size = min(max(1, self.chunk_lanes // num_actions), self.num_samples - done)
+            size = min(max(1, self.chunk_lanes // num_actions), wanted - done)
             hands, stock = sampler.sample(self.rng, size)
             roots = build_states(self.game, info, row, hands, stock)
             lanes = roots.take(np.repeat(np.arange(size), num_actions))
@@ -591,7 +609,8 @@ class PIMCAgent(Agent):
             done += size
             if self.time_budget is not None:
                 now = time.perf_counter()
-                if now - start + (now - chunk_start) * 1.05 > self.time_budget:
+                if done < wanted and now - start + (now - chunk_start) * 1.05 > self.time_budget:
+                    self.last_cut = True
                     break
         means = totals / done
         self.last_samples = done

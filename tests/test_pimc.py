@@ -170,7 +170,9 @@ def test_sampler_is_uniform_over_consistent_deals():
     # (6 ways), else (3 ways) two of 1, 2 and the sixth (3 ways): 18 + 9.
     assert len(consistent) == 27
     rng = np.random.default_rng(0)
-    hands, stock = DealSampler(cons).sample(rng, 27000)
+    sampler = DealSampler(cons)
+    assert sampler.num_deals == pytest.approx(27 * 2)  # and two orders of the stock
+    hands, stock = sampler.sample(rng, 27000)
     counts = {}
     for h, s in zip(hands, stock):
         assert cons.is_consistent(h, s)
@@ -190,7 +192,9 @@ def test_sampler_with_a_single_consistent_deal_and_with_none():
         num_players=3, unseen=0b1111, hand_sizes=(1, 2, 2), fixed=(1 << 20, 0, 0), forced=(0, 0, 0),
         cannot_hold=(0, 0b1100, 0b0011), face_down=0,
     )
-    hands, stock = DealSampler(cons).sample(np.random.default_rng(1), 50)
+    sampler = DealSampler(cons)
+    assert sampler.num_deals == pytest.approx(1)
+    hands, stock = sampler.sample(np.random.default_rng(1), 50)
     assert (hands[:, 1] == 0b0011).all() and (hands[:, 2] == 0b1100).all() and stock.shape == (50, 0)
     impossible = DealConstraints(
         num_players=3, unseen=0b1111, hand_sizes=(1, 2, 2), fixed=(1 << 20, 0, 0), forced=(0, 0, 0),
@@ -311,7 +315,7 @@ def test_time_budget_stops_adding_samples():
     agent = PIMCAgent(rules, num_samples=100_000, time_budget=1e-6, chunk_lanes=64)
     action = agent.act_batch(obs, mask)[0]
     assert mask[0, action]
-    assert 0 < agent.last_samples < 100_000  # at least one batch of samples, then it stops
+    assert 0 < agent.last_samples < 100_000 and agent.last_cut  # at least one batch, then it stops
     assert set(agent.last_values) == set(np.flatnonzero(mask[0]))
 
 
@@ -343,3 +347,22 @@ def test_relative_hand_sizes_and_stock():
         cons = deal_constraints(info, 0)
         hidden = sum(cons.hand_sizes[1:]) - sum(popcount(f) for f in cons.fixed[1:]) + cons.face_down
         assert hidden == popcount(cons.unseen)
+
+
+def test_known_deal_searched_once():
+    """Two players, stock out: the opponent's hand is known, so one playout per action does."""
+    rules = make_rules("two_player")
+    game = Game(rules)
+    rng = np.random.default_rng(3)
+    state = game.random_state(rng, 1)
+    agent = PIMCAgent(rules, num_samples=64)
+    searched = 0
+    while not state.done[0]:
+        mask = game.legal_action_mask(state)
+        obs = encode_observation(rules, state, state.current)
+        action = agent.act_batch(obs, mask)
+        if state.to_draw[0] == 0 and mask.sum() > 1:
+            assert agent.last_samples == 1
+            searched += 1
+        game.step(state, action)
+    assert searched > 0
