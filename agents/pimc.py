@@ -280,7 +280,7 @@ def build_states(game: Game, info: InfoSet, lane: int, hands: np.ndarray, stock:
     """
     r = game.rules
     S = len(hands)
-    st = game._empty(S)
+    st = game.empty_state(S)
     st.hands[:] = hands
     st.played[:] = info.played[lane]
     st.known[:] = info.known[lane]
@@ -318,7 +318,7 @@ def build_states(game: Game, info: InfoSet, lane: int, hands: np.ndarray, stock:
     # Whether the observer has already declared for the last trick won is not in the
     # observation; declarations the core would allow but the mask does not say it has.
     dec_bits = U64(sum(1 << a for a in range(SING_BASE, TUTE + 1)))
-    if S and int(game._legal_sets(st.take([0]))[0] & dec_bits & ~mask_bits):
+    if S and int(game.legal_sets(st.take([0]))[0] & dec_bits & ~mask_bits):
         st.declared[:, 0] = True
     st.legal[:] = mask_bits
     return st

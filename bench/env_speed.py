@@ -242,7 +242,7 @@ def write(path: str, result: dict, pinned: bool, rounds: int, seconds: float) ->
         f"| total | {br['total']:.0f} |",
         "",
         "Two floors. (1) The core's step at B = 1: some 150 calls, mostly small numpy operations, per decision "
-        "(`Game.step`'s validation and dispatch, `_play_cards` with `_follow_chain`, `_legal_sets` with "
+        "(`Game.step`'s validation and dispatch, `_play_cards` with `_follow_chain`, `legal_sets` with "
         "`_follow_chain` and `_declaration_sets`), each costing about a microsecond whatever the batch size; "
         f"alone it allows {core_only:,.0f} steps/s. The env adds no rules of its own. (2) PettingZoo's wrappers "
         "and `last()`: every attribute read through the three wrappers goes through `__getattr__` at each "

@@ -69,7 +69,7 @@ def check_decision(game, state, lane, obs, mask, players, info, rng, samples=16)
     # The rebuilt states show the observer exactly its observation, and the core computes the
     # same legal actions from them.
     assert (encode_observation(rules, built, 0) == obs[lane]).all()
-    assert (game._legal_sets(built) == state.legal[lane]).all()
+    assert (game.legal_sets(built) == state.legal[lane]).all()
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)

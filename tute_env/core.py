@@ -235,7 +235,7 @@ class Game:
             deals = Deals.from_deals(deals, self.rules)
         elif validate:
             self._check_deals(deals)
-        state = self._empty(len(deals))
+        state = self.empty_state(len(deals))
         self._write_deals(state, np.arange(len(deals)), deals)
         return state
 
@@ -267,7 +267,8 @@ class Game:
             except ValueError as err:
                 raise ValueError(f"deal {lane}: {err}") from None
 
-    def _empty(self, b: int) -> State:
+    def empty_state(self, b: int) -> State:
+        """B blank games (no cards dealt): a canvas for code that builds states field by field."""
         n, sides = self.num_players, self.num_sides
 
         def full(shape, value, dtype):
@@ -309,7 +310,7 @@ class Game:
         )
 
     def _write_deals(self, s: State, lanes: np.ndarray, deals: Deals) -> None:
-        fresh = self._empty(len(lanes))
+        fresh = self.empty_state(len(lanes))
         r = self.rules
         fresh.hands[:] = np.bitwise_or.reduce(BIT[deals.hands], axis=2)
         fresh.dealer[:] = deals.dealer
@@ -324,7 +325,7 @@ class Game:
         first = (deals.dealer + 1) % self.num_players  # R2: the seat after the dealer leads
         fresh.current[:] = first
         fresh.trick_leader[:] = first
-        fresh.legal[:] = self._legal_sets(fresh)
+        fresh.legal[:] = self.legal_sets(fresh)
         s.put(lanes, fresh)
 
     # ------------------------------------------------------------------------------------------
@@ -387,8 +388,9 @@ class Game:
             bits |= np.where(tute, _ONE << U64(TUTE), U64(0))
         return bits
 
-    def _legal_sets(self, s: State) -> np.ndarray:
-        """Legal actions of every game as 47-bit sets."""
+    def legal_sets(self, s: State) -> np.ndarray:
+        """Legal actions of every game as 47-bit sets, computed from the state (``State.legal``
+        caches them; recompute after changing a state's fields directly)."""
         r = self.rules
         b = s.batch_size
         lanes = np.arange(b)
@@ -490,7 +492,7 @@ class Game:
         s.current[ends_turn] = s.last_winner[ends_turn]
         s.decision[ends_turn] = LEAD
 
-        s.legal = self._legal_sets(s)
+        s.legal = self.legal_sets(s)
         return s
 
     def _play_cards(self, s: State, i: np.ndarray, card: np.ndarray) -> None:
