@@ -90,5 +90,5 @@ def test_installed_peers_measure(monkeypatch):
             assert r.missing.startswith("missing:"), r
         else:
             assert r.rate > 0 and (r.decisions_per_game is None or r.decisions_per_game > 1)
-    if not any(r.rate for r in results):
-        pytest.skip("no peer installed (pip install -e '.[bench]')")
+    # scripts/setup.sh installs the [bench] extra, so the peers are there to be measured.
+    assert any(r.rate for r in results), "no peer measured: pip install -e '.[bench]'"
