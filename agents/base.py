@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tute_env.core import random_legal_actions
 from tute_env.rules import Rules
 
 
@@ -38,18 +39,13 @@ class Agent:
         return self.name
 
 
-def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per row of a (B, 47) mask."""
-    return np.argmax(rng.random(masks.shape) * masks, axis=1)
-
-
 class RandomAgent(Agent):
     """Uniform over the legal actions."""
 
     name = "random"
 
     def act_batch(self, observations, masks):
-        return random_legal(np.asarray(masks, dtype=bool), self.rng)
+        return random_legal_actions(np.asarray(masks, dtype=bool), self.rng)
 
 
 # name -> "module:Class" (imported on first use, so that e.g. torch loads only for trained agents)

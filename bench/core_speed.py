@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from tute_env.core import Game
+from tute_env.core import Game, random_legal_actions
 from tute_env.observation import encode_observation
 
 from .common import machine, median_rate, pin_to_core, today
@@ -28,7 +28,7 @@ def random_play_rate(preset: str, batch: int, seconds: float, seed: int = 0) -> 
         steps, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds:
             mask = game.legal_action_mask(state)
-            game.step(state, np.argmax(rng.random(mask.shape) * mask, axis=1))
+            game.step(state, random_legal_actions(mask, rng))
             game.reset_done(state, rng)
             steps += 1
         return steps * batch, time.perf_counter() - start
@@ -43,7 +43,7 @@ def part_rates(preset: str, batch: int, repeats: int = 20, seed: int = 0) -> dic
     state = game.random_state(rng, batch)
     for _ in range(game.rules.num_players * 2 + 1):  # into the game, cantes and draws possible
         mask = game.legal_action_mask(state)
-        game.step(state, np.argmax(rng.random(mask.shape) * mask, axis=1))
+        game.step(state, random_legal_actions(mask, rng))
         game.reset_done(state, rng)
     players = np.maximum(state.current, 0)
 

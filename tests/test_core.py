@@ -5,6 +5,7 @@ import pytest
 
 from tute_env.cards import CARD_POINTS, NUM_ACTIONS, card_id
 from tute_env.core import Game, pack_sets, unpack_sets
+from tute_env.core import random_legal_actions as random_actions
 from tute_env.deal import Deal, random_deals
 from tute_env.observation import (
     encode_observation,
@@ -17,8 +18,6 @@ from tute_env.rules import PRESETS, make_rules
 PRESET_NAMES = sorted(PRESETS)
 
 
-def random_actions(mask, rng):
-    return np.argmax(rng.random(mask.shape) * mask, axis=1)
 
 
 def play_out(game, state, rng, each_step=None):

@@ -26,15 +26,13 @@ from agents.pimc import (
     sample_deals,
 )
 from tute_env.cards import NUM_ACTIONS
-from tute_env.core import Game
+from tute_env.core import Game, random_legal_actions as random_actions
 from tute_env.observation import encode_observation
 from tute_env.rules import PRESETS, make_rules
 
 PRESET_NAMES = sorted(PRESETS)
 
 
-def random_actions(mask, rng):
-    return np.argmax(rng.random(mask.shape) * mask, axis=1)
 
 
 def true_deal(rules, state, lane, observer):

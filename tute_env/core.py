@@ -204,6 +204,11 @@ def unpack_sets(sets: np.ndarray, width: int = NUM_CARDS) -> np.ndarray:
     return bits[..., :width].view(bool)
 
 
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of a (B, 47) mask (0 for a row with none)."""
+    return np.argmax(rng.random(mask.shape) * mask, axis=1)
+
+
 def pack_sets(bits: np.ndarray) -> np.ndarray:
     """Inverse of :func:`unpack_sets`: bool (..., width <= 64) to uint64 sets."""
     bits = np.asarray(bits, dtype=bool)

@@ -10,14 +10,9 @@ import time
 
 import numpy as np
 
-from .core import Game
+from .core import Game, random_legal_actions
 from .render import render_text
 from .rules import PRESETS
-
-
-def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of a (B, 47) mask (0 for rows with none)."""
-    return np.argmax(rng.random(mask.shape) * mask, axis=1)
 
 
 def main(argv=None) -> None:
@@ -32,16 +27,16 @@ def main(argv=None) -> None:
     rng = np.random.default_rng(args.seed)
     state = game.random_state(rng, 1)
     for _ in range(game.rules.num_players + 2):  # into the second trick
-        game.step(state, random_actions(game.legal_action_mask(state), rng))
+        game.step(state, random_legal_actions(game.legal_action_mask(state), rng))
     print(render_text(game.rules, state, show_all=True))
     while not state.done[0]:
-        game.step(state, random_actions(game.legal_action_mask(state), rng))
+        game.step(state, random_legal_actions(game.legal_action_mask(state), rng))
     print(render_text(game.rules, state, show_all=True))
 
     state = game.random_state(rng, args.batch_size)
     decisions, hands, start = 0, 0, time.perf_counter()
     while time.perf_counter() - start < args.seconds:
-        game.step(state, random_actions(game.legal_action_mask(state), rng))
+        game.step(state, random_legal_actions(game.legal_action_mask(state), rng))
         decisions += args.batch_size
         hands += int(state.done.sum())
         game.reset_done(state, rng)
