@@ -57,7 +57,7 @@ from tute_env.cards import (
     SING_BASE,
     TUTE,
 )
-from tute_env.core import ALL_CARDS, BIT, STRONGER, SUIT_SET, Game, State, pack_sets, unpack_sets
+from tute_env.core import ALL_CARDS, BIT, STRONGER, Game, State, beating_cards, pack_sets, unpack_sets
 from tute_env.rules import Rules
 
 from .base import Agent
@@ -438,7 +438,7 @@ def playout_policy(game: Game, s: State) -> np.ndarray:
     hand = s.hands[lanes, seat]
     outside = ALL_CARDS & ~np.bitwise_or.reduce(s.played, axis=1) & ~hand
     best = np.maximum(s.best_card, 0).astype(np.intp)
-    beats = STRONGER[best] | np.where(_SUIT[best] != trump, SUIT_SET[trump], _ZERO)
+    beats = beating_cards(best, trump)  # leading lanes: of card 0, harmless (the lead rows ignore it)
     pairs = hand & (hand >> U64(1)) & _KNIGHT_BITS  # the knight bit of each pair held
     pairs &= ~_SUNG_KNIGHT[_sung_index(s.sung_by)]
     # One byte per card: legal | beats << 1 | keep << 2 | master << 3, from 40-bit sets.

@@ -15,6 +15,8 @@ from tute_env.observation import (
 )
 from tute_env.rules import PRESETS, make_rules
 
+from numpy_observation import numpy_observation  # tests/numpy_observation.py
+
 PRESET_NAMES = sorted(PRESETS)
 
 
@@ -251,3 +253,31 @@ def test_every_observation_piece_is_documented_in_layout_order():
 
     for preset in PRESET_NAMES:
         assert [name for name, _ in observation_layout(make_rules(preset)).pieces] == list(PIECE_DOC)
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_observation_matches_the_numpy_encoder_piece_by_piece(preset):
+    """The compiled encoder against tests/numpy_observation.py, for the player to act and for
+    random observers, with and without perfect information, over whole random games."""
+    game = Game(preset)
+    rules = game.rules
+    rng = np.random.default_rng(11)
+    state = game.random_state(rng, 128)
+    for _ in range(3 * rules.num_tricks * rules.num_players):
+        for players in (np.maximum(state.current, 0), rng.integers(0, rules.num_players, 128)):
+            for perfect in (False, True):
+                layout = (perfect_information_layout if perfect else observation_layout)(rules)
+                encode = encode_perfect_information if perfect else encode_observation
+                got = layout.decode(encode(rules, state, players))
+                want = layout.decode(numpy_observation(rules, state, players, perfect))
+                for name in got:
+                    assert (got[name] == want[name]).all(), f"piece {name} differs"
+        game.step(state, random_actions(game.legal_action_mask(state), rng))
+        game.reset_done(state, rng)
+
+
+def test_observer_seat_out_of_range_is_an_error():
+    game = Game("two_player")
+    state = game.random_state(0, 2)
+    with pytest.raises(ValueError, match="observer seats"):
+        encode_observation(game.rules, state, [0, 2])

@@ -14,14 +14,18 @@ seat and the face-down stock as a set.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from functools import cached_property
 
+import numba
 import numpy as np
 
-from .cards import CARD_POINTS, NUM_CARDS
-from .core import ALL_CARDS, BIT, STRONGER, State, beating_cards, pack_sets, unpack_sets
+from .cards import CARD_POINTS, NUM_CARDS, NUM_FACES
+from .core import ALL_CARDS, BIT, STRONGER, State, beating_set
 from .rules import Rules
+
+ZERO, ONE = np.uint64(0), np.uint64(1)
 
 
 #: What each observation piece holds, in layout order, with its size (n players, s sides).
@@ -83,6 +87,7 @@ class Layout:
         return {name: vector[..., sl] for name, sl in self.slices.items()}
 
 
+@functools.lru_cache(maxsize=64)
 def observation_layout(rules: Rules) -> Layout:
     n, sides = rules.num_players, rules.num_sides
     return Layout(
@@ -114,6 +119,7 @@ def observation_layout(rules: Rules) -> Layout:
     )
 
 
+@functools.lru_cache(maxsize=64)
 def perfect_information_layout(rules: Rules) -> Layout:
     n = rules.num_players
     return Layout(observation_layout(rules).pieces + (("hands", n * NUM_CARDS), ("stock", NUM_CARDS)))
@@ -134,14 +140,6 @@ def observation_scale(rules: Rules) -> np.ndarray:
     return scale
 
 
-def _one_hot(index: np.ndarray, width: int) -> np.ndarray:
-    """int8 (B, width) one-hot rows; a negative index gives a zero row."""
-    out = np.zeros((len(index), width), np.int8)
-    ok = index >= 0
-    out[np.flatnonzero(ok), index[ok]] = 1
-    return out
-
-
 def encode_observation(rules: Rules, state: State, players) -> np.ndarray:
     """int8 (B, layout.size): each game's observation for ``players[b]`` (a seat per game)."""
     return _encode(rules, state, players, perfect=False)
@@ -153,69 +151,103 @@ def encode_perfect_information(rules: Rules, state: State, players) -> np.ndarra
 
 
 def _encode(rules: Rules, s: State, players, perfect: bool) -> np.ndarray:
-    n, sides = rules.num_players, rules.num_sides
+    n = rules.num_players
     b = s.batch_size
-    lanes = np.arange(b)[:, None]
-    players = np.broadcast_to(np.asarray(players, dtype=np.intp), (b,))
+    players = np.ascontiguousarray(np.broadcast_to(np.asarray(players, dtype=np.int64), (b,)))
     if ((players < 0) | (players >= n)).any():
         raise ValueError(f"observer seats must be in 0..{n - 1}")
-    rel_seats = (players[:, None] + np.arange(n)) % n  # (B, n): absolute seat of relative seat k
-    trick_bits = np.where(s.trick >= 0, BIT[s.trick.astype(np.intp)], np.uint64(0))
-    shown = np.where(s.turned_card >= 0, BIT[s.turned_card.astype(np.intp)], np.uint64(0))
-    hand = s.hands[lanes[:, 0], players]
-    # Derived features (from what the observer knows) that a network would otherwise have to learn.
-    dead = shown if rules.has_stock and not rules.turned_card_drawn else np.uint64(0)
-    out = ALL_CARDS & ~hand & ~np.bitwise_or.reduce(s.played, axis=1) & ~dead
-    stronger_out = (STRONGER[None, :] & out[:, None]) != 0  # (B, 40): some card out beats card c
-    sets = [
-        hand[:, None],
-        shown[:, None],
-        trick_bits[lanes, rel_seats],
-        s.played[lanes, rel_seats],
-        s.known[lanes, rel_seats],
-        s.cannot_hold[lanes, rel_seats],
-        (hand & beating_cards(s.best_card, s.trump))[:, None],
-        (hand & ~pack_sets(stronger_out))[:, None],
-    ]
-    if perfect:
-        sets.append(s.hands[lanes, rel_seats])
-        stock_left = np.arange(rules.stock_size) >= s.stock_next[:, None]
-        stock_bits = np.where(stock_left, BIT[np.maximum(s.stock, 0).astype(np.intp)], np.uint64(0))
-        sets.append(np.bitwise_or.reduce(stock_bits, axis=1)[:, None] if rules.stock_size else np.zeros((b, 1), np.uint64))
-    cards = unpack_sets(np.concatenate(sets, axis=1)).reshape(b, -1).view(np.int8)
+    layout = perfect_information_layout(rules) if perfect else observation_layout(rules)
+    out = np.zeros((b, layout.size), np.int8)
+    flags = (rules.partnerships, rules.has_stock and not rules.turned_card_drawn, rules.stock_duty == "strict")
+    _encode_kernel(s.arrays(), players, _offsets(layout), flags, out)
+    return out
 
-    # Cantes by relative seat: cantes[k, suit] = 1 if relative seat k sang that suit.
-    rel_singer = np.where(s.sung_by >= 0, (s.sung_by - players[:, None]) % n, -1)  # (B, 4)
-    cantes = (rel_singer[:, None, :] == np.arange(n)[None, :, None]).astype(np.int8).reshape(b, n * 4)
-    own_side = players % 2 if rules.partnerships else players
-    rel_sides = (own_side[:, None] + np.arange(sides)) % sides
-    strict = s.to_draw == 0 if rules.stock_duty != "strict" else np.ones(b, bool)
-    rel = lambda seat: np.where(seat >= 0, (seat - players) % n, -1)  # noqa: E731
 
-    parts = [
-        cards[:, :NUM_CARDS],
-        _one_hot(s.trump.astype(np.intp), 4),
-        cards[:, NUM_CARDS:],  # shown card ... suit_masters (+ hands, stock)
-        cantes,
-        s.card_points[lanes, rel_sides].astype(np.int8),
-        s.cante_points[lanes, rel_sides].astype(np.int8),
-        s.last_won[lanes, rel_sides] + 1,
-        s.tricks_played[:, None],
-        s.to_draw[:, None],
-        strict[:, None].astype(np.int8),
-        s.exchanged[:, None].astype(np.int8),
-        CARD_POINTS[s.trick].sum(axis=1, where=s.trick >= 0, dtype=np.int8)[:, None],
-        unpack_sets(out).reshape(b, 4, 10).sum(axis=2, dtype=np.int8),
+@functools.lru_cache(maxsize=64)
+def _offsets(layout: Layout) -> tuple[int, ...]:
+    """Start of each piece in ``layout``, in the order _encode_kernel unpacks them."""
+    starts = {name: sl.start for name, sl in layout.slices.items()}
+    return tuple(starts.get(name, -1) for name in (*PIECE_DOC, "hands", "stock"))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _encode_kernel(st, players, offsets, flags, out):
+    """Writes each lane's observation for ``players[b]`` into the zeroed ``out`` (int8 (B, size));
+    ``offsets`` from :func:`_offsets` (hands and stock -1 unless perfect information)."""
+    (hands, played, known, cannot_hold, trick, trick_leader, trick_size, best_card, best_seat,
+     current, decision, dealer, trump, turned_card, stock, stock_next, to_draw, tricks_played,
+     last_winner, last_won, card_points, last_trick_bonus, cante_points, sung_by, sang_twenty,
+     declared, exchanged, tute_declarer, done, winner, games, legal) = st
+    (o_hand, o_trump_suit, o_shown, o_trick, o_played, o_known, o_cannot_hold, o_beats_trick,
+     o_suit_masters, o_cantes, o_card_points, o_cante_points, o_last_won, o_tricks_played,
+     o_stock_size, o_strict, o_exchanged, o_trick_points, o_cards_out, o_decision, o_trick_leader,
+     o_trick_winner, o_dealer, o_hands, o_stock) = offsets
+    partnerships, turned_card_dead, strict_always = flags
+    n = hands.shape[1]
+    sides = card_points.shape[1]
+
+    def put_set(b, start, cards):
+        for c in range(NUM_CARDS):  # branch-free, so LLVM vectorises it
+            out[b, start + c] = (cards >> np.uint64(c)) & ONE
+
+    def put_seat(b, start, seat, p):
+        """One-hot relative seat (nothing for -1)."""
+        if seat >= 0:
+            out[b, start + (seat - p) % n] = 1
+
+    for b in range(len(players)):
+        p = players[b]
+        hand = hands[b, p]
+        shown = BIT[turned_card[b]] if turned_card[b] >= 0 else ZERO
+        put_set(b, o_hand, hand)
+        out[b, o_trump_suit + trump[b]] = 1
+        put_set(b, o_shown, shown)
+        gone = hand | (shown if turned_card_dead else ZERO)
+        trick_points = 0
+        for k in range(n):
+            seat = (p + k) % n
+            if trick[b, seat] >= 0:
+                out[b, o_trick + k * NUM_CARDS + trick[b, seat]] = 1
+                trick_points += CARD_POINTS[trick[b, seat]]
+            put_set(b, o_played + k * NUM_CARDS, played[b, seat])
+            put_set(b, o_known + k * NUM_CARDS, known[b, seat])
+            put_set(b, o_cannot_hold + k * NUM_CARDS, cannot_hold[b, seat])
+            if o_hands >= 0:
+                put_set(b, o_hands + k * NUM_CARDS, hands[b, seat])
+            gone |= played[b, seat]
+        # Derived features (from what the observer knows) that a network would otherwise learn.
+        put_set(b, o_beats_trick, hand & beating_set(best_card[b], trump[b]))
+        out_cards = ALL_CARDS & ~gone  # cards still out: not held, not played, not dead
+        masters = ZERO
+        for c in range(NUM_CARDS):
+            if (STRONGER[c] & out_cards) == ZERO:
+                masters |= BIT[c]
+        put_set(b, o_suit_masters, hand & masters)
+        for suit in range(4):
+            if sung_by[b, suit] >= 0:
+                out[b, o_cantes + ((sung_by[b, suit] - p) % n) * 4 + suit] = 1
+            for c in range(NUM_FACES * suit, NUM_FACES * (suit + 1)):
+                out[b, o_cards_out + suit] += (out_cards & BIT[c]) != ZERO
+        own_side = p % 2 if partnerships else p
+        for k in range(sides):
+            side = (own_side + k) % sides
+            out[b, o_card_points + k] = card_points[b, side]
+            out[b, o_cante_points + k] = cante_points[b, side]
+            out[b, o_last_won + k] = last_won[b, side] + 1
+        out[b, o_tricks_played] = tricks_played[b]
+        out[b, o_stock_size] = to_draw[b]
+        out[b, o_strict] = strict_always or to_draw[b] == 0
+        out[b, o_exchanged] = exchanged[b]
+        out[b, o_trick_points] = trick_points
         # Only the observer's own decision: whether another seat has a declaration turn depends
         # on its hidden cards (R8), and the observation must not carry that.
-        _one_hot(np.where(s.current == players, s.decision, -1).astype(np.intp), 3),
-        _one_hot(rel(s.trick_leader.astype(np.intp)), n),
-        _one_hot(rel(s.best_seat.astype(np.intp)), n),
-        _one_hot(rel(s.dealer.astype(np.intp)), n),
-    ]
-    if perfect:
-        # The extra card pieces sit inside `cards`; move them to the end to match the layout.
-        extra = (n + 1) * NUM_CARDS
-        parts[2] = cards[:, NUM_CARDS:-extra]
-        parts.append(cards[:, -extra:])
-    return np.concatenate(parts, axis=1)
+        if current[b] == p:
+            out[b, o_decision + decision[b]] = 1
+        put_seat(b, o_trick_leader, trick_leader[b], p)
+        put_seat(b, o_trick_winner, best_seat[b], p)
+        put_seat(b, o_dealer, dealer[b], p)
+        if o_stock >= 0:
+            left = ZERO
+            for k in range(stock_next[b], stock.shape[1]):
+                left |= BIT[stock[b, k]]
+            put_set(b, o_stock, left)

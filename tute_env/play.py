@@ -47,7 +47,7 @@ from .cards import (
     cards_of,
     cards_str,
 )
-from .core import PAIR_SET, STRONGER, SUIT_SET, Game, State
+from .core import PAIR_SET, SUIT_SET, Game, State, beating_set
 from .deal import random_deals
 from .observation import encode_observation
 from .render import render_text
@@ -173,7 +173,7 @@ def _follow_reason(rules: Rules, s: State, lane: int, legal_cards: list[int]) ->
     allowed = cards_str(sorted(legal_cards, key=lambda c: (c // NUM_FACES, -CARD_STRENGTH[c])))
     led_set, trump_set = int(SUIT_SET[led_suit]), int(SUIT_SET[trump])
     legal_set = sum(1 << c for c in legal_cards)
-    beat = int(STRONGER[best]) | (trump_set if best // NUM_FACES != trump else 0)
+    beat = int(beating_set(best, trump))
     if legal_set & ~led_set == 0:
         if legal_set & ~beat == 0:
             return (f"you must follow suit ({SUIT_NAMES[led_suit]}) and beat {card_str(best)} when you can "
