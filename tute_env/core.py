@@ -34,6 +34,7 @@ Design:
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -218,7 +219,7 @@ class State:
 
     def arrays(self) -> _StateArrays:
         """The fields as a named tuple, the form the compiled rules take."""
-        return _StateArrays(*(getattr(self, name) for name in _StateArrays._fields))
+        return _StateArrays._make(_get_fields(self))
 
     @property
     def nbytes(self) -> int:
@@ -227,6 +228,7 @@ class State:
 
 
 _StateArrays = namedtuple("_StateArrays", [f.name for f in dataclasses.fields(State)])
+_get_fields = operator.attrgetter(*_StateArrays._fields)
 
 
 def unpack_sets(sets: np.ndarray, width: int = NUM_CARDS) -> np.ndarray:
@@ -409,7 +411,7 @@ class Game:
         actions = np.asarray(actions)
         if actions.shape != (s.batch_size,):
             raise ValueError(f"actions must have shape ({s.batch_size},), got {actions.shape}")
-        if not np.issubdtype(actions.dtype, np.integer):
+        if actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
         if active is None:
             active = ~s.done

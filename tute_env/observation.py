@@ -151,29 +151,35 @@ def encode_perfect_information(rules: Rules, state: State, players) -> np.ndarra
 
 
 def _encode(rules: Rules, s: State, players, perfect: bool) -> np.ndarray:
-    n = rules.num_players
     b = s.batch_size
-    players = np.ascontiguousarray(np.broadcast_to(np.asarray(players, dtype=np.int64), (b,)))
-    if ((players < 0) | (players >= n)).any():
-        raise ValueError(f"observer seats must be in 0..{n - 1}")
-    layout = perfect_information_layout(rules) if perfect else observation_layout(rules)
-    out = np.zeros((b, layout.size), np.int8)
-    flags = (rules.partnerships, rules.has_stock and not rules.turned_card_drawn, rules.stock_duty == "strict")
-    _encode_kernel(s.arrays(), players, _offsets(layout), flags, out)
+    players = np.asarray(players, dtype=np.int64)
+    players = np.full(b, players) if players.ndim == 0 else np.ascontiguousarray(players)
+    if players.shape != (b,):
+        raise ValueError(f"players must be one seat or one seat per game ({b}), got shape {players.shape}")
+    size, offsets, flags = _encoding(rules, perfect)
+    out = np.zeros((b, size), np.int8)
+    bad = _encode_kernel(s.arrays(), players, offsets, flags, out)
+    if bad >= 0:
+        raise ValueError(f"observer seats must be in 0..{rules.num_players - 1}, got {players[bad]} in game {bad}")
     return out
 
 
 @functools.lru_cache(maxsize=64)
-def _offsets(layout: Layout) -> tuple[int, ...]:
-    """Start of each piece in ``layout``, in the order _encode_kernel unpacks them."""
+def _encoding(rules: Rules, perfect: bool) -> tuple[int, tuple[int, ...], tuple[bool, bool, bool]]:
+    """What _encode_kernel needs: the vector size, the start of each piece in the order it
+    unpacks them (hands and stock -1 without perfect information), and three rule flags."""
+    layout = perfect_information_layout(rules) if perfect else observation_layout(rules)
     starts = {name: sl.start for name, sl in layout.slices.items()}
-    return tuple(starts.get(name, -1) for name in (*PIECE_DOC, "hands", "stock"))
+    offsets = tuple(starts.get(name, -1) for name in (*PIECE_DOC, "hands", "stock"))
+    flags = (rules.partnerships, rules.has_stock and not rules.turned_card_drawn, rules.stock_duty == "strict")
+    return layout.size, offsets, flags
 
 
 @numba.njit(cache=True, error_model="numpy")
 def _encode_kernel(st, players, offsets, flags, out):
     """Writes each lane's observation for ``players[b]`` into the zeroed ``out`` (int8 (B, size));
-    ``offsets`` from :func:`_offsets` (hands and stock -1 unless perfect information)."""
+    ``offsets`` and ``flags`` from :func:`_encoding`. Returns
+    the first lane whose observer is not a seat, else -1."""
     (hands, played, known, cannot_hold, trick, trick_leader, trick_size, best_card, best_seat,
      current, decision, dealer, trump, turned_card, stock, stock_next, to_draw, tricks_played,
      last_winner, last_won, card_points, last_trick_bonus, cante_points, sung_by, sang_twenty,
@@ -195,6 +201,9 @@ def _encode_kernel(st, players, offsets, flags, out):
         if seat >= 0:
             out[b, start + (seat - p) % n] = 1
 
+    for b in range(len(players)):
+        if players[b] < 0 or players[b] >= n:
+            return b
     for b in range(len(players)):
         p = players[b]
         hand = hands[b, p]
@@ -251,3 +260,4 @@ def _encode_kernel(st, players, offsets, flags, out):
             for k in range(stock_next[b], stock.shape[1]):
                 left |= BIT[stock[b, k]]
             put_set(b, o_stock, left)
+    return -1
