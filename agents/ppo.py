@@ -53,11 +53,11 @@ class PolicyNet(nn.Module):
 
     def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Action logits with illegal actions masked out (-inf-like), never penalised."""
-        raw = self.policy_head(self.policy_body(obs.float() * self.obs_scale))
+        raw = self.policy_head(self.policy_body(obs.float() * self.obs_scale)).float()  # float32 under autocast too
         return raw.masked_fill(~mask, -1e9)
 
     def value(self, critic_obs: torch.Tensor) -> torch.Tensor:
-        return self.value_head(self.value_body(critic_obs.float() * self.critic_scale)).squeeze(-1)
+        return self.value_head(self.value_body(critic_obs.float() * self.critic_scale)).float().squeeze(-1)
 
 
 def _mlp(size: int, hidden: tuple[int, ...]) -> nn.Sequential:

@@ -226,9 +226,10 @@ def write(path: str, result: dict, pinned: bool, rounds: int, seconds: float) ->
         f"| a do-nothing AEC env in the same three wrappers and loop | {result['null']:,.0f} | "
         f"{result['null_ratio']:.2f}x |",
         "",
-        "Targets of the issue: at least 20,000 steps/s and at least 5x leduc_holdem_v4. "
-        + ("**Met.**" if result["tute"]["partnership"] >= 20000 and result["ratio"]["partnership"] >= 5
-           else "**Not met**: see below."),
+        "Targets of the issue (`partnership`): at least 20,000 steps/s: "
+        + ("**met**" if result["tute"]["partnership"] >= 20000 else "**not met**")
+        + "; at least 5x leduc_holdem_v4: "
+        + ("**met**." if result["ratio"]["partnership"] >= 5 else "**not met**, see below."),
         "",
         "Where a `partnership` step goes (microseconds per decision, medians over rounds):",
         "",
@@ -241,13 +242,12 @@ def write(path: str, result: dict, pinned: bool, rounds: int, seconds: float) ->
         f"| PettingZoo's three wrappers and `last()` | {br['wrappers']:.0f} |",
         f"| total | {br['total']:.0f} |",
         "",
-        "Two floors. (1) The core's step at B = 1: some 150 calls, mostly small numpy operations, per decision "
-        "(`Game.step`'s validation and dispatch, `_play_cards` with `_follow_chain`, `legal_sets` with "
-        "`_follow_chain` and `_declaration_sets`), each costing about a microsecond whatever the batch size; "
-        f"alone it allows {core_only:,.0f} steps/s. The env adds no rules of its own. (2) PettingZoo's wrappers "
-        "and `last()`: every attribute read through the three wrappers goes through `__getattr__` at each "
-        f"level; a do-nothing env in the same wrappers and loop runs {result['null']:,.0f} steps/s, so "
-        "20,000 steps/s and 5x leduc_holdem_v4 are at or beyond what any env wrapped this way reaches here.",
+        "The floor is PettingZoo's wrappers and `last()`: every attribute read through the three wrappers goes "
+        "through `__getattr__` at each level, and a do-nothing env in the same wrappers and loop runs "
+        f"{result['null']:,.0f} steps/s ({result['null_ratio']:.2f}x leduc_holdem_v4), so 5x leduc_holdem_v4 is "
+        "beyond any env wrapped this way on this machine. The core's step at B = 1 (one compiled call, "
+        f"{parts['core_step_us']:.0f} us, mostly the call's overhead) alone allows {core_only:,.0f} steps/s; "
+        "the env adds no rules of its own.",
         "",
         f"Vector env (`TuteVectorEnv`, N = 1024, random opponents inside): {result['vector']:,.0f} learner "
         "decisions/s.",

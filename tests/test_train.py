@@ -83,6 +83,20 @@ def test_killed_run_resumes_with_nothing_lost(tmp_path):
         assert torch.equal(tensor, final_weights(killed)[name]), name
 
 
+def test_bf16_runs_are_deterministic_and_may_be_resumed_in_float32(tmp_path):
+    common = ["--config", SMOKE, "--eval-every", "0", "--bf16"]
+    train.main([*common, "--run-dir", str(tmp_path / "a")])
+    train.main([*common, "--run-dir", str(tmp_path / "b")])
+    for name, tensor in final_weights(tmp_path / "a").items():
+        assert tensor.dtype == torch.float32 and torch.isfinite(tensor).all(), name
+        assert torch.equal(tensor, final_weights(tmp_path / "b")[name]), name
+    rows = log_rows(tmp_path / "a")
+    assert all(np.isfinite(float(r["policy_loss"])) and np.isfinite(float(r["value_loss"])) for r in rows)
+    # bf16 is a speed setting: the run continues without it.
+    train.main([*common[:-1], "--run-dir", str(tmp_path / "a"), "--resume", "--total-steps", "2048"])
+    assert [int(r["update"]) for r in log_rows(tmp_path / "a")] == [1, 2, 3, 4]
+
+
 def test_corrupt_and_foreign_checkpoints_give_clear_errors(tmp_path):
     run = tmp_path / "run"
     train.main(["--config", SMOKE, "--run-dir", str(run), "--total-steps", "512"])
