@@ -66,7 +66,6 @@ from .deal import Deals, random_deals
 from .rules import Rules, make_rules
 
 U64 = np.uint64
-_ONE = U64(1)
 
 # Card-set tables, each indexed by card id or suit, as uint64 40-bit sets.
 BIT = np.array([1 << c for c in range(NUM_CARDS)], dtype=U64)
@@ -84,13 +83,11 @@ STRONGER = np.array(
 PAIR_SET = np.array([(1 << (s * NUM_FACES + KING)) | (1 << (s * NUM_FACES + KNIGHT)) for s in range(4)], dtype=U64)
 KINGS = U64(sum(1 << (s * NUM_FACES + KING) for s in range(4)))
 KNIGHTS = U64(sum(1 << (s * NUM_FACES + KNIGHT) for s in range(4)))
-_POINTS = CARD_POINTS.astype(np.int16)
 # R7 after_win: the 7 of trumps takes a turned A, 3 or court card; the 2 a turned 4..7.
 _SEVEN_TAKES_FACE = np.zeros(NUM_FACES, bool)
 _SEVEN_TAKES_FACE[[0, 2, 7, 8, 9]] = True
 _TWO_TAKES_FACE = np.zeros(NUM_FACES, bool)
 _TWO_TAKES_FACE[[3, 4, 5, 6]] = True
-_DECLARATION_BITS = U64(sum(1 << a for a in range(SING_BASE, TUTE + 1)))
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -278,9 +275,6 @@ class Game:
         r = self.rules
         self.num_players = r.num_players
         self.num_sides = r.num_sides
-        seats = np.arange(r.num_players)
-        #: SIDE[seat]: side index of each seat.
-        self.side_of_seat = (seats % 2 if r.partnerships else seats).astype(np.int8)
         self._config = _rules_config(r)
 
     # ------------------------------------------------------------------------------------------
@@ -439,7 +433,6 @@ class Game:
 # ----------------------------------------------------------------------------------------------
 _ZERO = U64(0)
 _ACTION_BIT = np.array([1 << a for a in range(NUM_ACTIONS)], dtype=U64)
-_SUIT = CARD_SUIT.astype(np.int64)
 _FINISHED, _OUT_OF_RANGE, _ILLEGAL = 1, 2, 3  # _rules_kernel's error codes
 _NO_ACTIONS, _NO_LANES = np.zeros(0, np.int64), np.zeros(0, bool)
 
@@ -484,6 +477,9 @@ def _rules_kernel(cfg, st, actions, active, stepping):
     undertrump = cfg[_UNDERTRUMP] != 0
     must_beat_partner = cfg[_MUST_BEAT_PARTNER] != 0
     forty_first = cfg[_FORTY_FIRST] != 0
+    side_sings = cfg[_SINGERS_SIDE] != 0
+    double_over_100 = cfg[_DOUBLE_OVER_100] != 0
+    stock_size, num_tricks = cfg[_STOCK_SIZE], cfg[_NUM_TRICKS]
 
     def side(seat):
         return seat % 2 if partnerships else seat
@@ -491,7 +487,7 @@ def _rules_kernel(cfg, st, actions, active, stepping):
     def follow_chain(b, seat):
         """The follow duty (R5, R6) of ``seat`` as a priority chain of four card sets: the
         legal cards are the hand's cards in the first set the hand meets (else any card)."""
-        led_suit = _SUIT[trick[b, trick_leader[b]]]
+        led_suit = CARD_SUIT[trick[b, trick_leader[b]]]
         led_set = SUIT_SET[led_suit]
         trump_set = SUIT_SET[trump[b]]
         beats = beating_set(best_card[b], trump[b])
@@ -573,7 +569,7 @@ def _rules_kernel(cfg, st, actions, active, stepping):
         two players the turned card is the last card drawn."""
         for k in range(n):
             drawer = (first + k) % n
-            if stock_next[b] < cfg[_STOCK_SIZE]:
+            if stock_next[b] < stock_size:
                 card = stock[b, stock_next[b]]
                 stock_next[b] += 1
             else:  # two players: the face-down stock is empty, the turned card is drawn
@@ -595,14 +591,14 @@ def _rules_kernel(cfg, st, actions, active, stepping):
             if key > best_key:
                 best_side, best_key, best_total = sd, key, total
         winner[b] = best_side
-        games[b] = 2 if best_total > 100 and cfg[_DOUBLE_OVER_100] != 0 else 1
+        games[b] = 2 if best_total > 100 and double_over_100 else 1
         finish(b)
 
     def end_trick(b):
         taker = best_seat[b]
         points = 0
         for seat in range(n):
-            points += _POINTS[trick[b, seat]]
+            points += CARD_POINTS[trick[b, seat]]
         card_points[b, side(taker)] += points
         last_won[b, side(taker)] = tricks_played[b]
         tricks_played[b] += 1
@@ -615,12 +611,12 @@ def _rules_kernel(cfg, st, actions, active, stepping):
         trick_leader[b] = taker
         if has_stock and to_draw[b] > 0:
             draw(b, taker)
-        if tricks_played[b] == cfg[_NUM_TRICKS]:
+        if tricks_played[b] == num_tricks:
             end_hand(b)
             return
         current[b] = taker
         decision[b] = LEAD
-        if partnerships and cfg[_SINGERS_SIDE] != 0:
+        if partnerships and side_sings:
             # R8: the winner's partner, holding a legal declaration, declares first.
             partner = (taker + 2) % 4
             if declarations(b, partner) != _ZERO:
