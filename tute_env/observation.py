@@ -25,7 +25,7 @@ from .cards import CARD_POINTS, NUM_CARDS, NUM_FACES
 from .core import ALL_CARDS, BIT, STRONGER, State, beating_set
 from .rules import Rules
 
-ZERO, ONE = np.uint64(0), np.uint64(1)
+_ZERO, _ONE = np.uint64(0), np.uint64(1)
 
 
 #: What each observation piece holds, in layout order, with its size (n players, s sides).
@@ -194,7 +194,7 @@ def _encode_kernel(st, players, offsets, flags, out):
 
     def put_set(b, start, cards):
         for c in range(NUM_CARDS):  # branch-free, so LLVM vectorises it
-            out[b, start + c] = (cards >> np.uint64(c)) & ONE
+            out[b, start + c] = (cards >> np.uint64(c)) & _ONE
 
     def put_seat(b, start, seat, p):
         """One-hot relative seat (nothing for -1)."""
@@ -207,11 +207,11 @@ def _encode_kernel(st, players, offsets, flags, out):
     for b in range(len(players)):
         p = players[b]
         hand = hands[b, p]
-        shown = BIT[turned_card[b]] if turned_card[b] >= 0 else ZERO
+        shown = BIT[turned_card[b]] if turned_card[b] >= 0 else _ZERO
         put_set(b, o_hand, hand)
         out[b, o_trump_suit + trump[b]] = 1
         put_set(b, o_shown, shown)
-        gone = hand | (shown if turned_card_dead else ZERO)
+        gone = hand | (shown if turned_card_dead else _ZERO)
         trick_points = 0
         for k in range(n):
             seat = (p + k) % n
@@ -227,16 +227,16 @@ def _encode_kernel(st, players, offsets, flags, out):
         # Derived features (from what the observer knows) that a network would otherwise learn.
         put_set(b, o_beats_trick, hand & beating_set(best_card[b], trump[b]))
         out_cards = ALL_CARDS & ~gone  # cards still out: not held, not played, not dead
-        masters = ZERO
+        masters = _ZERO
         for c in range(NUM_CARDS):
-            if (STRONGER[c] & out_cards) == ZERO:
+            if (STRONGER[c] & out_cards) == _ZERO:
                 masters |= BIT[c]
         put_set(b, o_suit_masters, hand & masters)
         for suit in range(4):
             if sung_by[b, suit] >= 0:
                 out[b, o_cantes + ((sung_by[b, suit] - p) % n) * 4 + suit] = 1
             for c in range(NUM_FACES * suit, NUM_FACES * (suit + 1)):
-                out[b, o_cards_out + suit] += (out_cards & BIT[c]) != ZERO
+                out[b, o_cards_out + suit] += (out_cards & BIT[c]) != _ZERO
         own_side = p % 2 if partnerships else p
         for k in range(sides):
             side = (own_side + k) % sides
@@ -256,7 +256,7 @@ def _encode_kernel(st, players, offsets, flags, out):
         put_seat(b, o_trick_winner, best_seat[b], p)
         put_seat(b, o_dealer, dealer[b], p)
         if o_stock >= 0:
-            left = ZERO
+            left = _ZERO
             for k in range(stock_next[b], stock.shape[1]):
                 left |= BIT[stock[b, k]]
             put_set(b, o_stock, left)
