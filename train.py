@@ -450,7 +450,7 @@ def main(argv=None) -> None:
         b_critic = torch.from_numpy(critic_buf.reshape(batch_size, -1))
         b_mask = torch.from_numpy(mask_buf.reshape(batch_size, -1))
         b_actions, b_logprob = actions_buf.reshape(-1), logprob_buf.reshape(-1)
-        b_adv, b_returns, b_values = advantages.reshape(-1), returns.reshape(-1), value_buf.reshape(-1)
+        b_adv, b_returns = advantages.reshape(-1), returns.reshape(-1)
         minibatch = batch_size // args.num_minibatches
         clipfracs = []
         for _ in range(args.update_epochs):

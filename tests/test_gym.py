@@ -22,7 +22,7 @@ from tute_env import tute_v0  # noqa: E402
 from tute_env.observation import encode_observation, observation_layout  # noqa: E402
 from tute_env.deal import random_deals  # noqa: E402
 from tute_env.gym_env import TuteEnv, TuteVectorEnv  # noqa: E402
-from tute_env.observation import encode_observation, observation_scale  # noqa: E402
+from tute_env.observation import observation_scale  # noqa: E402
 from tute_env.rules import PRESETS  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

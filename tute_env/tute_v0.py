@@ -210,7 +210,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-from .cards import NUM_ACTIONS, NUM_CARDS, action_str
+from .cards import NUM_ACTIONS, action_str
 from .core import Game, State
 from .deal import Deal, Deals, random_deals
 from .observation import (
