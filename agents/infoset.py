@@ -101,7 +101,7 @@ def decode_infoset(rules: Rules, observations: np.ndarray, masks: np.ndarray) ->
     obs = np.asarray(observations)
     b = len(obs)
     p = observation_layout(rules).decode(obs)
-    cards = lambda name: pack_sets(p[name].reshape(b, -1, 40).astype(bool))  # noqa: E731
+    cards = lambda name: pack_sets(p[name].reshape(b, -1, 40).astype(bool))
     trick_one_hot = p["trick"].reshape(b, n, 40)
     trick = np.where(trick_one_hot.any(axis=2), trick_one_hot.argmax(axis=2), -1).astype(np.int8)
     cantes = p["cantes"].reshape(b, n, 4)

@@ -25,10 +25,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import evaluate  # noqa: E402
-from tute_env.core import Game  # noqa: E402
-from tute_env.observation import encode_observation  # noqa: E402
-from tute_env.rules import make_rules  # noqa: E402
+import evaluate
+from tute_env.core import Game
+from tute_env.observation import encode_observation
+from tute_env.rules import make_rules
 
 TARGET_HANDS_PER_SECOND = 5000
 TARGET_PIMC_SECONDS = 1.0

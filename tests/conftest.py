@@ -62,10 +62,10 @@ class CoreGame:
     def step(self, action: int) -> None:
         self.game.step(self.state, np.array([action]), active=np.ones(1, bool))
 
-    def _scalar(name):  # noqa: N805 - a property factory
+    def _scalar(name):
         return property(lambda self: int(getattr(self.state, name)[0]))
 
-    def _per_side(name):  # noqa: N805
+    def _per_side(name):
         return property(lambda self: [int(x) for x in getattr(self.state, name)[0]])
 
     current_player = _scalar("current")
@@ -162,9 +162,7 @@ def build_deal(
         # Never complete a cante (king and knight of a suit) with filler cards, where avoidable.
         taken, deferred = [], []
         for c in rest:
-            if len(taken) == need:
-                deferred.append(c)
-            elif _completes_cante(c, hand_cards[seat] + taken):
+            if len(taken) == need or _completes_cante(c, hand_cards[seat] + taken):
                 deferred.append(c)
             else:
                 taken.append(c)

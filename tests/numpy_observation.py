@@ -57,7 +57,7 @@ def numpy_observation(rules: Rules, s: State, players, perfect: bool = False) ->
     own_side = players % 2 if rules.partnerships else players
     rel_sides = (own_side[:, None] + np.arange(sides)) % sides
     strict = s.to_draw == 0 if rules.stock_duty != "strict" else np.ones(b, bool)
-    rel = lambda seat: np.where(seat >= 0, (seat - players) % n, -1)  # noqa: E731
+    rel = lambda seat: np.where(seat >= 0, (seat - players) % n, -1)
 
     parts = [
         cards[:, :NUM_CARDS],

@@ -8,7 +8,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from bench import peers
 from bench.__main__ import BATCHES, PRESETS
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from numpy_observation import numpy_observation  # tests/numpy_observation.py
 
 from tute_env.cards import CARD_POINTS, NUM_ACTIONS, card_id
 from tute_env.core import Game, pack_sets, unpack_sets
@@ -14,8 +15,6 @@ from tute_env.observation import (
     perfect_information_layout,
 )
 from tute_env.rules import PRESETS, make_rules
-
-from numpy_observation import numpy_observation  # tests/numpy_observation.py
 
 PRESET_NAMES = sorted(PRESETS)
 

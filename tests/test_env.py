@@ -17,17 +17,17 @@ import pytest
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # the human render mode without a display
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
-from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test  # noqa: E402
-from pettingzoo.test.state_test import test_state as pz_state_test  # noqa: E402
-from pettingzoo.utils.conversions import turn_based_aec_to_parallel  # noqa: E402
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+from pettingzoo.test.state_test import test_state as pz_state_test
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-from tute_env import tute_v0  # noqa: E402
-from tute_env.cards import NUM_ACTIONS, action_id, card_str  # noqa: E402
-from tute_env.core import Game  # noqa: E402
-from tute_env.deal import Deal, random_deals  # noqa: E402
-from tute_env.observation import encode_observation, encode_perfect_information, observation_layout  # noqa: E402
-from tute_env.rules import PRESETS, make_rules  # noqa: E402
-from tute_env.tute_v0 import (  # noqa: E402
+from tute_env import tute_v0
+from tute_env.cards import NUM_ACTIONS, action_id, card_str
+from tute_env.core import Game
+from tute_env.deal import Deal, random_deals
+from tute_env.observation import encode_observation, encode_perfect_information, observation_layout
+from tute_env.rules import PRESETS, make_rules
+from tute_env.tute_v0 import (
     MAX_HAND_POINTS,
     Scoring,
     observation_table,

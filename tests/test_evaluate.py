@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import evaluate
+from agents import make_agent
 from evaluate import (
     HELD_OUT_SEED_START,
     TRAINING_SEED_LIMIT,
@@ -19,7 +20,6 @@ from evaluate import (
     pairing_seatings,
     round_robin,
 )
-from agents import make_agent
 from tute_env.rules import make_rules
 
 

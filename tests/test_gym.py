@@ -14,16 +14,19 @@ import pytest
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
-from gymnasium.utils.env_checker import check_env  # noqa: E402
-from gymnasium.vector import AutoresetMode  # noqa: E402
+from gymnasium.utils.env_checker import check_env
+from gymnasium.vector import AutoresetMode
 
-from agents import RandomAgent  # noqa: E402
-from tute_env import tute_v0  # noqa: E402
-from tute_env.observation import encode_observation, observation_layout  # noqa: E402
-from tute_env.deal import random_deals  # noqa: E402
-from tute_env.gym_env import TuteEnv, TuteVectorEnv  # noqa: E402
-from tute_env.observation import observation_scale  # noqa: E402
-from tute_env.rules import PRESETS  # noqa: E402
+from agents import RandomAgent
+from tute_env import tute_v0
+from tute_env.deal import random_deals
+from tute_env.gym_env import TuteEnv, TuteVectorEnv
+from tute_env.observation import (
+    encode_observation,
+    observation_layout,
+    observation_scale,
+)
+from tute_env.rules import PRESETS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PRESET_NAMES = sorted(PRESETS)

@@ -26,7 +26,8 @@ from agents.pimc import (
     sample_deals,
 )
 from tute_env.cards import NUM_ACTIONS
-from tute_env.core import Game, random_legal_actions as random_actions
+from tute_env.core import Game
+from tute_env.core import random_legal_actions as random_actions
 from tute_env.observation import encode_observation
 from tute_env.rules import PRESETS, make_rules
 

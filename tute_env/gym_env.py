@@ -63,7 +63,7 @@ from .observation import encode_observation, observation_layout, observation_sca
 from .rules import Rules
 from .tute_v0 import Scoring, observation_high, parse_env_args, parse_reset_options, raw_env
 
-__all__ = ["TuteEnv", "TuteVectorEnv", "OpponentPolicy"]
+__all__ = ["OpponentPolicy", "TuteEnv", "TuteVectorEnv"]
 
 ILLEGAL_ACTIONS = ("penalty", "raise")
 

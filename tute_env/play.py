@@ -148,7 +148,7 @@ def explain_illegal(rules: Rules, state: State, action: int, lane: int = 0) -> s
         return ("Tute needs all four kings or all four knights, declared when your side has just won a "
                 "trick (R8b)")
     if action == EXCHANGE:
-        if rules.exchange == "off" or not rules.num_players == 2:
+        if rules.exchange == "off" or rules.num_players != 2:
             return "exchanging the turned trump is not part of this variant"
         if s.exchanged[lane]:
             return "the turned trump was already exchanged this hand (once per hand)"
@@ -431,7 +431,7 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
     opponent = args.opponent or LEVELS[args.level]
     try:
         bots = make_bots(rules, args.seat, opponent, args.partner, seed=args.seed or 0)
-    except Exception as err:  # noqa: BLE001 - any loader failure is reported, not raised
+    except Exception as err:
         io.say(f"cannot load the agent {opponent!r}: {err}")
         return 2
     run(rules, args.seat, bots, io, seed=args.seed, hands=args.hands, symbols=not args.plain)

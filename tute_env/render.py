@@ -268,7 +268,7 @@ class TableRenderer:
             acting = seat == s.current[lane]
             if acting:
                 marks.append(f"to act: {DECISION_KINDS[s.decision[lane]]}")
-            label_y = y0 - 4 if where != "top" else y0 - 4
+            label_y = y0 - 4
             rect = self._text("  ".join(marks), (anchor[0] if where in ("bottom", "top") else x0 + span / 2, label_y),
                               _HIGHLIGHT if acting else _TEXT, anchor="midbottom")
             if acting:

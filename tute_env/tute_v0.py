@@ -1,4 +1,3 @@
-# noqa: D212, D415
 """
 # Tute
 
@@ -223,7 +222,7 @@ from .observation import (
 )
 from .rules import PRESETS, Rules, make_rules, option_names
 
-__all__ = ["env", "raw_env", "parallel_env", "Scoring", "MAX_HAND_POINTS", "EPISODES", "REWARDS"]
+__all__ = ["EPISODES", "MAX_HAND_POINTS", "REWARDS", "Scoring", "env", "parallel_env", "raw_env"]
 
 EPISODES = ("hand", "match")
 REWARDS = ("win", "points")
