@@ -39,7 +39,7 @@ from tqdm import tqdm
 
 import evaluate
 from agents import make_agent
-from agents.ppo import FORMAT, PolicyNet, PPOAgent, atomic_save, load_checkpoint, save_policy
+from agents.ppo import FORMAT, PolicyNet, PPOAgent, atomic_save, load_checkpoint, save_policy, widen
 from tute_env.core import U64, Game, State
 from tute_env.observation import encode_observation, encode_perfect_information
 from tute_env.rules import make_rules
@@ -85,7 +85,8 @@ class Args:
     max_grad_norm: float = 0.5
     """Gradient clipping norm."""
     hidden: tuple[int, ...] = (256, 256)
-    """Widths of the policy and value MLPs."""
+    """Widths of the policy and value MLPs. A resumed run may widen them (same number of layers):
+    the trained networks grow without changing what they compute."""
     central_critic: bool = True
     """Value function reads the perfect-information state (training only)."""
     points_weight: float = 0.1
@@ -111,7 +112,7 @@ class Args:
     checkpoint_every: int = 10
     """Updates between checkpoints."""
     resume: bool = False
-    """Continue from run_dir/checkpoint.pt."""
+    """Continue from run_dir/checkpoint.pt (which may have been moved there from another run_dir)."""
     threads: int = 2
     """Torch CPU threads."""
     bf16: bool = False
@@ -354,8 +355,15 @@ def main(argv=None) -> None:
     checkpoint_path = run_dir / "checkpoint.pt"
     if args.resume and checkpoint_path.exists():
         data = load_checkpoint(checkpoint_path)
-        if data.get("args") != _args_dict(args):
-            raise ValueError(f"{checkpoint_path} was written by a run with other settings; resume with the same ones")
+        saved_args = data.get("args") or {}
+        saved, wanted = _fixed_settings(saved_args), _fixed_settings(_args_dict(args))
+        if saved != wanted:
+            changed = ", ".join(f"{k}: {saved.get(k)!r} -> {wanted.get(k)!r}"
+                                for k in sorted(set(saved) | set(wanted)) if saved.get(k) != wanted.get(k))
+            raise ValueError(f"{checkpoint_path} was written by a run with other settings ({changed}); "
+                             "resume with the same ones")
+        if saved_args["hidden"] != list(args.hidden):
+            widen_checkpoint(data, net, saved_args["hidden"])
         net.load_state_dict(data["model"])
         optimizer.load_state_dict(data["optimizer"])
         pool.load(data["pool"])
@@ -535,13 +543,39 @@ def main(argv=None) -> None:
           f"--preset {args.preset}); curves: {run_dir / 'curves.png'}")
 
 
+def widen_checkpoint(data: dict, net: PolicyNet, old_hidden: list[int]) -> None:
+    """Grow a checkpoint's networks (learner and pool snapshots) in place to ``net``'s wider hidden
+    layers, keeping what they compute (``agents.ppo.widen``); Adam's moments of the new weights
+    start at zero. Resuming with a larger ``hidden`` uses this, so a trained run can be given a
+    bigger network without starting over."""
+    if len(old_hidden) != len(net.config["hidden"]):
+        raise ValueError(f"cannot resume a run with hidden {old_hidden} as {net.config['hidden']}: "
+                         "only the widths may grow, not the number of layers")
+    template = net.state_dict()
+    data["model"] = widen(data["model"], template)
+    data["pool"]["snapshots"] = [None if s is None else widen(s, template) for s in data["pool"]["snapshots"]]
+    for index, param in enumerate(net.parameters()):  # the optimizer state is keyed by parameter order
+        moments = data["optimizer"]["state"][index]
+        for key in ("exp_avg", "exp_avg_sq"):
+            grown = torch.zeros_like(param)
+            grown[tuple(slice(0, s) for s in moments[key].shape)] = moments[key]
+            moments[key] = grown
+    print(f"widened the networks from hidden {old_hidden} to {net.config['hidden']}")
+
+
+# What a resumed run may change: a run may be extended (total_steps; the learning-rate schedule
+# follows the new total), moved (run_dir), sped up, and widened (hidden, see widen_checkpoint).
+RESUMABLE_CHANGES = ("resume", "progress", "config", "threads", "total_steps", "bf16", "run_dir", "hidden")
+
+
 def _args_dict(args: Args) -> dict:
+    """The run's settings as saved in its checkpoints."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(args).items()}
+
+
+def _fixed_settings(args_dict: dict) -> dict:
     """The settings a resumed run must share with the run it continues."""
-    data = dataclasses.asdict(args)
-    # A resumed run may be extended (total_steps; the learning-rate schedule follows the new total).
-    for key in ("resume", "progress", "config", "threads", "total_steps", "bf16"):
-        data.pop(key)
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
+    return {k: v for k, v in args_dict.items() if k not in RESUMABLE_CHANGES}
 
 
 def plot_run(run_dir: Path, eval_history: list[dict]) -> None:

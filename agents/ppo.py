@@ -71,6 +71,23 @@ def _mlp(size: int, hidden: tuple[int, ...]) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
+def widen(old: dict[str, torch.Tensor], template: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """``old`` (a PolicyNet state dict) grown to the wider hidden layers of ``template`` (a freshly
+    initialised PolicyNet's state dict with as many layers, none narrower) without changing what it
+    computes (Net2Net-style): the new units get ``template``'s random incoming weights and zero
+    outgoing weights, so gradients reach them and the outputs stay exactly those of ``old``."""
+    wide = {}
+    for key, tensor in old.items():
+        new = template[key].clone()
+        if any(o > n for o, n in zip(tensor.shape, new.shape)) or tensor.dim() != new.dim():
+            raise ValueError(f"cannot widen {key} from {tuple(tensor.shape)} to {tuple(new.shape)}: layers only grow")
+        rows = tensor.shape[0]
+        new[:rows] = 0  # an existing unit reads nothing from the new units of the layer below
+        new[tuple(slice(0, s) for s in tensor.shape)] = tensor
+        wide[key] = new
+    return wide
+
+
 def load_checkpoint(path: str | Path) -> dict:
     """Load a checkpoint dict safely; a missing, truncated or foreign file raises ``ValueError``."""
     path = Path(path)
@@ -78,7 +95,7 @@ def load_checkpoint(path: str | Path) -> dict:
         raise ValueError(f"checkpoint {path} does not exist")
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:  # noqa: BLE001 - torch raises many kinds for a damaged file
+    except Exception as err:
         raise ValueError(f"corrupt checkpoint {path}: {type(err).__name__}: {err}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path} is not a tute_env PPO checkpoint (format {FORMAT!r} expected)")

@@ -129,3 +129,31 @@ def test_masked_policy_never_samples_an_illegal_action():
         actions = np.zeros(512, np.int64)
         actions[running] = action
         game.step(state, actions)
+
+
+def test_a_run_resumed_with_wider_layers_keeps_its_policy_and_trains_on(tmp_path):
+    run = tmp_path / "smoke"
+    train.main(["--config", SMOKE, "--run-dir", str(run)])
+    data = load_checkpoint(run / "checkpoint.pt")
+    rules = make_rules("two_player")
+    narrow = PolicyNet(rules, (64, 64), central_critic=True)
+    narrow.load_state_dict(data["model"])
+    wide = PolicyNet(rules, (96, 80), central_critic=True)
+    train.widen_checkpoint(data, wide, [64, 64])
+    wide.load_state_dict(data["model"])
+    state = Game(rules).random_state(1, 64)
+    obs = torch.from_numpy(encode_observation(rules, state, state.current))
+    mask = torch.from_numpy(Game(rules).legal_action_mask(state))
+    with torch.no_grad():
+        assert torch.allclose(narrow.logits(obs, mask), wide.logits(obs, mask), atol=1e-5)
+        assert not torch.equal(wide.policy_body[0].weight[64:], torch.zeros_like(wide.policy_body[0].weight[64:]))
+    snapshots = [s for s in data["pool"]["snapshots"] if s is not None]
+    assert snapshots and all(s["policy_body.2.weight"].shape == (80, 96) for s in snapshots)
+
+    train.main(["--config", SMOKE, "--run-dir", str(run), "--resume", "--total-steps", "2048", "--hidden", "96", "80"])
+    assert [int(r["update"]) for r in log_rows(run)] == [1, 2, 3, 4]
+    assert load_checkpoint(run / "checkpoint.pt")["args"]["hidden"] == [96, 80]
+    assert final_weights(run)["policy_head.weight"].shape == (47, 80)
+    for hidden in (["32", "32"], ["96", "80", "80"]):
+        with pytest.raises(ValueError, match="cannot (widen|resume)"):
+            train.main(["--config", SMOKE, "--run-dir", str(run), "--resume", "--hidden", *hidden])
