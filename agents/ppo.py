@@ -95,7 +95,7 @@ def load_checkpoint(path: str | Path) -> dict:
         raise ValueError(f"checkpoint {path} does not exist")
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:
+    except Exception as err:  # torch raises many kinds for a damaged file
         raise ValueError(f"corrupt checkpoint {path}: {type(err).__name__}: {err}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path} is not a tute_env PPO checkpoint (format {FORMAT!r} expected)")

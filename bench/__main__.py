@@ -125,7 +125,7 @@ def eval_rates(cfg: dict) -> dict:
         row = {"greedy_hands_per_s": hands, "pimc": None, "pimc_missing": None}
         try:
             runs = [pimc_speed(preset, cfg["pimc_moves"], seed=r) for r in range(cfg["pimc_runs"])]
-        except Exception as err:
+        except Exception as err:  # reported in the table
             runs, row["pimc_missing"] = [], f"failed: {type(err).__name__}: {err}"
         if runs and all(runs):
             row["pimc"] = {"mean_s": statistics.median(r["mean_s"] for r in runs),

@@ -56,7 +56,7 @@ def _version(dist: str) -> str | None:
         from importlib.metadata import version
 
         return version(dist)
-    except Exception:
+    except Exception:  # a version is only informative
         return None
 
 
@@ -175,7 +175,7 @@ def _guarded(make, library: str, game: str, players: int, api: str, preset: str,
         return make()
     except ImportError as err:  # ModuleNotFoundError included: the peer is not installed
         reason = f"missing: {err}"
-    except Exception as err:
+    except Exception as err:  # a peer that breaks is reported, not fatal
         reason = f"failed: {type(err).__name__}: {err}"
     return PeerResult(library, game, players, api, preset, compare, missing=reason.splitlines()[0][:200])
 

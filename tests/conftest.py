@@ -62,7 +62,7 @@ class CoreGame:
     def step(self, action: int) -> None:
         self.game.step(self.state, np.array([action]), active=np.ones(1, bool))
 
-    def _scalar(name):
+    def _scalar(name):  # a property factory
         return property(lambda self: int(getattr(self.state, name)[0]))
 
     def _per_side(name):

@@ -431,7 +431,7 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
     opponent = args.opponent or LEVELS[args.level]
     try:
         bots = make_bots(rules, args.seat, opponent, args.partner, seed=args.seed or 0)
-    except Exception as err:
+    except Exception as err:  # any loader failure is reported, not raised
         io.say(f"cannot load the agent {opponent!r}: {err}")
         return 2
     run(rules, args.seat, bots, io, seed=args.seed, hands=args.hands, symbols=not args.plain)
