@@ -50,10 +50,9 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent, make_agent
-from tute_env.cards import NUM_CARDS
 from tute_env.core import Game, State
-from tute_env.deal import Deals
-from tute_env.observation import encode_observation
+from tute_env.deal import Deals, seeded_deals
+from tute_env.table import ActionHook, Table
 from tute_env.rules import PRESETS, Rules, make_rules, option_names
 
 #: Training draws its deals from seeds below this; evaluation defaults to seeds from here on.
@@ -69,26 +68,8 @@ Z95 = 1.959963984540054
 # Deals and seatings
 # ----------------------------------------------------------------------------------------------
 def deal_set(rules: Rules, num_deals: int, seed_start: int = HELD_OUT_SEED_START) -> Deals:
-    """Deals ``seed_start .. seed_start + num_deals - 1``: deal i is
-    ``random_deals(rules, np.random.default_rng(seed_start + i), 1)`` (a random dealer), built
-    here in one pass with the same draws."""
-    if num_deals < 1:
-        raise ValueError(f"num_deals must be at least 1, got {num_deals}")
-    n, h = rules.num_players, rules.hand_size
-    decks = np.empty((num_deals, NUM_CARDS), np.int8)
-    dealer = np.empty(num_deals, np.int8)
-    for i in range(num_deals):
-        rng = np.random.default_rng(seed_start + i)
-        decks[i] = rng.random((1, NUM_CARDS)).argsort(axis=1)[0]
-        dealer[i] = rng.integers(0, n, size=1)[0]
-    hands = decks[:, : n * h].reshape(num_deals, n, h)
-    if rules.partnerships:
-        trump_card = hands[np.arange(num_deals), dealer, -1]
-        stock = decks[:, :0]
-    else:
-        trump_card = decks[:, n * h]
-        stock = decks[:, n * h + 1 :]
-    return Deals(dealer=dealer, hands=hands.copy(), trump_card=trump_card.copy(), stock=stock.copy())
+    """Deals ``seed_start .. seed_start + num_deals - 1`` (:func:`tute_env.deal.seeded_deals`)."""
+    return seeded_deals(rules, seed_start, num_deals)
 
 
 def pairing_seatings(rules: Rules) -> np.ndarray:
@@ -191,45 +172,38 @@ def play_deals(
     agents: Sequence[Agent],
     seat_agents: np.ndarray,
     progress=None,
+    hooks: Sequence[ActionHook] = (),
 ) -> State:
     """Play every deal once per row of ``seat_agents`` ((S, n) index into ``agents`` per seat),
-    all as one batch; returns the finished states, lane ``d * S + s`` for deal d and seating s."""
+    all as one batch at one :class:`~tute_env.table.Table`; returns the finished states, lane
+    ``d * S + s`` for deal d and seating s. ``hooks`` see every action."""
     game = Game(rules)
     seat_agents = np.asarray(seat_agents)
-    s_count = len(seat_agents)
     # The deals come from `deal_set` (valid by construction): skip the per-deal validation.
-    base = game.new_state(deals, validate=False)
-    lanes_deal = np.repeat(np.arange(len(deals)), s_count)
-    state = base.take(lanes_deal)
-    lane_seating = np.tile(np.arange(s_count), len(deals))
-    finished = state.copy()
-    alive = np.arange(state.batch_size)  # original lane of each row of `state`
-    step = 0
-    while alive.size:
-        step += 1
-        if progress is not None:
-            # Hands end together near the end of a batch: show the decisions made meanwhile.
-            progress.set_postfix_str(f"decision {step} of the batch's hands", refresh=True)
-        cur = state.current.astype(np.intp)
-        running = cur >= 0
-        obs = encode_observation(rules, state, np.maximum(cur, 0))
-        masks = game.legal_action_mask(state)
-        who = seat_agents[lane_seating[alive], np.maximum(cur, 0)]
-        actions = np.zeros(state.batch_size, np.int64)
-        for k, agent in enumerate(agents):
-            rows = np.flatnonzero(running & (who == k))
-            if rows.size:
-                actions[rows] = agent.act_batch(obs[rows], masks[rows])
-        game.step(state, actions)
-        done = state.done
-        if done.any():
-            finished.put(alive[done], state.take(done))
-            if progress is not None:
-                progress.update(int(done.sum()))
-            keep = ~done
-            state = state.take(keep)
-            alive = alive[keep]
-    return finished
+    state = game.new_state(deals, validate=False).take(np.repeat(np.arange(len(deals)), len(seat_agents)))
+    bar = _ProgressHook(progress) if progress is not None else None
+    Table(game, agents, np.tile(seat_agents, (len(deals), 1)), [*hooks, *([bar] if bar else [])]).advance(state)
+    if bar is not None:
+        bar.finish(state)
+    return state
+
+
+class _ProgressHook:
+    """Counts a batch's finished hands on a tqdm bar as the table plays them."""
+
+    def __init__(self, bar):
+        self.bar, self.step, self.done = bar, 0, 0
+
+    def __call__(self, state, lanes, actions):
+        self.step += 1
+        # Hands end together near the end of a batch: show the decisions made meanwhile.
+        self.bar.set_postfix_str(f"decision {self.step} of the batch's hands", refresh=False)
+        self.finish(state)
+
+    def finish(self, state):
+        done = int(state.done.sum())
+        self.bar.update(done - self.done)
+        self.done = done
 
 
 def _score(rules: Rules, finished: State, seat_team: np.ndarray, num_deals: int):

@@ -10,9 +10,11 @@ rule-based bots and the learner's own past snapshots. Opponents are drawn with p
 fictitious self-play: the worse the learner does against an entry, the more often it meets it.
 From the learner's side a game is a single-agent episode: after its action the opponents play
 until the learner is to act again or the hand ends, so the rollout buffer is the usual
-(num_steps, num_envs) one. The reward comes at the hand's end (zero-sum: +g for a win credited
-g games, -g for a loss, shared among losers with three players), optionally plus a small
-zero-sum point-difference term.
+(num_steps, num_envs) one. The reward comes at the hand's end (``tute_env.scoring``: zero-sum, +g for a win
+credited g games, -g for a loss, shared among losers with three players), plus a small zero-sum
+point-difference term: the reward ``TuteVectorEnv(reward="win", points_weight=...)`` gives.
+The seats are run by the table layer (``tute_env.table``): the learner's seats are its LEARNER
+seats.
 
 Logs: TensorBoard (``charts/``, ``losses/``, ``eval/``) and ``log.csv`` in ``run_dir``; a
 progress bar; ``checkpoint.pt`` written atomically every ``checkpoint_every`` updates (model,
@@ -43,6 +45,8 @@ from agents.ppo import FORMAT, PolicyNet, PPOAgent, atomic_save, load_checkpoint
 from tute_env.core import U64, Game, State
 from tute_env.observation import encode_observation, encode_perfect_information
 from tute_env.rules import make_rules
+from tute_env.scoring import hand_rewards
+from tute_env.table import LEARNER, Table
 
 
 @dataclass
@@ -89,8 +93,11 @@ class Args:
     the trained networks grow without changing what they compute."""
     central_critic: bool = True
     """Value function reads the perfect-information state (training only)."""
-    points_weight: float = 0.1
-    """Weight of the zero-sum point-difference term (difference / 130) added to the win reward."""
+    points_weight: float = 0.177
+    """Weight of the zero-sum point-difference term added to the win reward: the reward is
+    ``tute_env.scoring.hand_rewards(reward="win", points_weight=...)``, the one
+    ``TuteVectorEnv(reward="win", points_weight=...)`` gives (the term is the point difference
+    / 230; 0.177 keeps the weight the shipped agents were trained with, 0.1 / 130)."""
     bots: tuple[str, ...] = ("random", "greedy", "heuristic")
     """Rule-based bots in the opponent pool."""
     pool_size: int = 8
@@ -207,15 +214,13 @@ class Pool:
 # Games seen from the learner's side
 # ------------------------------------------------------------------------------------------------
 class SelfPlayGames:
-    """``num_envs`` games on the core; each knows which seats the learner plays and which pool
-    entry plays each other seat."""
+    """``num_envs`` games on the core at one :class:`~tute_env.table.Table`: the learner's seats
+    are the table's LEARNER seats, every other seat a pool entry."""
 
     def __init__(self, rules, num_envs, rng, pool, args):
         self.rules, self.game, self.rng, self.pool, self.args = rules, Game(rules), rng, pool, args
-        n = rules.num_players
         self.state = self.game.random_state(rng, num_envs)
-        self.learner = np.zeros((num_envs, n), bool)  # seats the learner plays
-        self.seat_entry = np.zeros((num_envs, n), np.int64)  # pool entry of each other seat
+        self.table = Table(self.game, pool.agents, np.full((num_envs, rules.num_players), LEARNER))
         self.opponent = np.zeros(num_envs, np.int64)  # the pool entry the learner is scored against
         self.assign(np.arange(num_envs))
         self.decisions = 0  # all decisions played (learner and opponents)
@@ -226,7 +231,7 @@ class SelfPlayGames:
         n = r.num_players
         entry = self.rng.choice(len(self.pool.names), size=k, p=self.pool.weights(self.args.pfsp_power))
         self.opponent[lanes] = entry
-        self.seat_entry[lanes] = entry[:, None]
+        seats = np.repeat(entry[:, None], n, axis=1)
         learner = np.zeros((k, n), bool)
         if r.partnerships:
             side = self.rng.integers(0, 2, size=k)
@@ -237,57 +242,45 @@ class SelfPlayGames:
             partner_seat = side + 2 * self.rng.integers(0, 2, size=k)
             learner[np.flatnonzero(alone), partner_seat[alone]] = False
             partner_entry = self.rng.choice(len(self.pool.names), size=k)
-            self.seat_entry[lanes[alone], partner_seat[alone]] = partner_entry[alone]
+            seats[np.flatnonzero(alone), partner_seat[alone]] = partner_entry[alone]
         else:
             learner[np.arange(k), self.rng.integers(0, n, size=k)] = True
-        self.learner[lanes] = learner
+        self.table.seats[lanes] = np.where(learner, LEARNER, seats)
 
-    def learner_to_act(self) -> np.ndarray:
-        s = self.state
-        return ~s.done & self.learner[np.arange(len(s.current)), np.maximum(s.current, 0)]
+    def learner_seat(self, lanes: np.ndarray) -> np.ndarray:
+        return (self.table.seats[lanes] == LEARNER).argmax(axis=1)
 
-    def learner_side(self) -> np.ndarray:
-        seat = self.learner.argmax(axis=1)
-        return seat % 2 if self.rules.partnerships else seat
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """The learner's actions, then the pool plays until the learner is to act in every game;
+        finished hands are scored and dealt anew. Returns the reward per game, which games
+        ended, and the wins (1/0) of the hands that ended."""
+        reward, ended, wins = np.zeros(len(actions)), np.zeros(len(actions), bool), []
 
-    def outcome(self, lanes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Zero-sum reward and win (1/0) of the learner's side in finished ``lanes``."""
-        s, r = self.state, self.rules
-        side = self.learner_side()[lanes]
-        won = s.winner[lanes] == side
-        games = s.games[lanes].astype(np.float64)
-        losers = r.num_sides - 1
-        reward = np.where(won, games, -games / losers)
-        totals = s.totals[lanes].astype(np.float64)
-        own = totals[np.arange(lanes.size), side]
-        others = (totals.sum(axis=1) - own) / losers
-        reward += self.args.points_weight * (own - others) / 130.0
-        return reward, won.astype(np.float64)
+        def hands_over(lanes):
+            s = self.state
+            rewards = hand_rewards(self.rules, "win", s.winner[lanes], s.games[lanes], s.totals[lanes],
+                                   s.tute_declarer[lanes], self.args.points_weight)
+            seat = self.learner_seat(lanes)
+            reward[lanes] = rewards[np.arange(lanes.size), seat]
+            won = (s.winner[lanes] == np.array([self.rules.side_of(x) for x in seat])).astype(np.float64)
+            ended[lanes] = True
+            wins.append(won)
+            self.pool.record(self.opponent[lanes], won)
+            self.assign(lanes)
 
-    def play_opponents(self) -> None:
-        """Let the pool play every seat that is not the learner's until the learner is to act."""
-        s, game = self.state, self.game
-        lanes = np.arange(len(s.current))
-        while True:
-            todo = ~s.done & ~self.learner_to_act()
-            if not todo.any():
-                return
-            seat = np.maximum(s.current, 0)
-            obs = encode_observation(self.rules, s, seat)
-            masks = game.legal_action_mask(s)
-            actions = np.zeros(len(lanes), np.int64)
-            entry = self.seat_entry[lanes, seat]
-            for e in np.unique(entry[todo]):
-                rows = np.flatnonzero(todo & (entry == e))
-                actions[rows] = self.pool.agents[e].act_batch(obs[rows], masks[rows])
-            game.step(s, actions, active=todo)
-            self.decisions += int(todo.sum())
+        self.table.step(self.state, actions)
+        self.decisions += len(actions)
+        self.advance(hands_over)
+        return reward, ended, wins
+
+    def advance(self, on_done=None) -> None:
+        self.table.policies = self.pool.agents  # the pool's entries change with snapshots
+        self.decisions += self.table.advance(self.state, on_done, self.rng)
 
     def arrays(self) -> dict:
         return {
             "state": {k: _to_tensor(getattr(self.state, k)) for k in self.state.__dataclass_fields__},
-            "learner": torch.from_numpy(self.learner.copy()),
-            "seat_entry": torch.from_numpy(self.seat_entry.copy()),
+            "seats": torch.from_numpy(self.table.seats.copy()),
             "opponent": torch.from_numpy(self.opponent.copy()),
             "decisions": self.decisions,
         }
@@ -295,8 +288,10 @@ class SelfPlayGames:
     def load(self, data: dict) -> None:
         ref = self.state
         self.state = State(**{k: _from_tensor(v, getattr(ref, k).dtype) for k, v in data["state"].items()})
-        self.learner = data["learner"].numpy().copy()
-        self.seat_entry = data["seat_entry"].numpy().copy()
+        if "seats" in data:
+            self.table.seats = data["seats"].numpy().copy()
+        else:  # checkpoints before the table layer kept the learner's seats and the others' entries apart
+            self.table.seats = np.where(data["learner"].numpy(), LEARNER, data["seat_entry"].numpy())
         self.opponent = data["opponent"].numpy().copy()
         self.decisions = data["decisions"]
 
@@ -333,6 +328,152 @@ def evaluate_learner(net, rules, args, update, writer, history):
     return row, results
 
 
+@dataclass
+class Rollout:
+    """One rollout: (num_steps, num_envs) decisions of the learner, the games' results."""
+
+    critic: np.ndarray  # (T, N, critic size) int8; the observation is its leading part
+    obs: np.ndarray  # view of critic[..., :observation size]
+    masks: np.ndarray  # (T, N, 47) bool
+    actions: torch.Tensor  # (T, N) long
+    logprobs: torch.Tensor  # (T, N)
+    values: torch.Tensor  # (T, N)
+    rewards: torch.Tensor  # (T, N)
+    dones: torch.Tensor  # (T, N): the hand ended after this decision
+    wins: list = field(default_factory=list)  # wins (1/0) of the hands that ended
+
+    @classmethod
+    def empty(cls, args: Args, n_obs: int, n_critic: int) -> Rollout:
+        t, n = args.num_steps, args.num_envs
+        critic = np.zeros((t, n, n_critic), np.int8)
+        return cls(critic, critic[..., :n_obs], np.zeros((t, n, 47), bool), torch.zeros((t, n), dtype=torch.long),
+                   *(torch.zeros((t, n)) for _ in range(4)))
+
+
+def collect_rollout(net, games: SelfPlayGames, buf: Rollout, critic_enc, args: Args) -> None:
+    """Every game is at a learner decision: sample num_steps of them per game into ``buf``."""
+    rules = games.rules
+    buf.wins = []
+    for t in range(args.num_steps):
+        s = games.state
+        buf.critic[t] = critic_enc(rules, s, s.current.astype(np.intp))
+        buf.masks[t] = games.game.legal_action_mask(s)
+        with torch.no_grad():
+            obs_t, mask_t = torch.from_numpy(np.ascontiguousarray(buf.obs[t])), torch.from_numpy(buf.masks[t])
+            dist = torch.distributions.Categorical(logits=net.logits(obs_t, mask_t))
+            action = dist.sample()
+            buf.logprobs[t] = dist.log_prob(action)
+            buf.values[t] = net.value(torch.from_numpy(buf.critic[t]))
+        buf.actions[t] = action
+        reward, ended, wins = games.step(action.numpy())
+        buf.wins += wins
+        buf.rewards[t] = torch.from_numpy(reward).float()
+        buf.dones[t] = torch.from_numpy(ended).float()
+
+
+def advantages(net, games: SelfPlayGames, buf: Rollout, critic_enc, args: Args):
+    """GAE advantages and returns; a hand's end cuts the bootstrap."""
+    with torch.no_grad(), mixed_precision(args):
+        s = games.state
+        next_value = net.value(torch.from_numpy(critic_enc(games.rules, s, s.current.astype(np.intp))))
+        adv = torch.zeros_like(buf.rewards)
+        last = torch.zeros(args.num_envs)
+        for t in reversed(range(args.num_steps)):
+            following = next_value if t == args.num_steps - 1 else buf.values[t + 1]
+            nonterminal = 1.0 - buf.dones[t]
+            delta = buf.rewards[t] + args.gamma * following * nonterminal - buf.values[t]
+            last = delta + args.gamma * args.gae_lambda * nonterminal * last
+            adv[t] = last
+    return adv, adv + buf.values
+
+
+def ppo_update(net, optimizer, buf: Rollout, adv, returns, args: Args) -> dict[str, float]:
+    """Clipped PPO over the rollout: update_epochs passes of num_minibatches minibatches."""
+    batch_size = args.num_envs * args.num_steps
+    b_obs = torch.from_numpy(np.ascontiguousarray(buf.obs).reshape(batch_size, -1))
+    b_critic = torch.from_numpy(buf.critic.reshape(batch_size, -1))
+    b_mask = torch.from_numpy(buf.masks.reshape(batch_size, -1))
+    b_actions, b_logprob = buf.actions.reshape(-1), buf.logprobs.reshape(-1)
+    b_adv, b_returns = adv.reshape(-1), returns.reshape(-1)
+    minibatch = batch_size // args.num_minibatches
+    clipfracs = []
+    for _ in range(args.update_epochs):
+        order = torch.randperm(batch_size)
+        for begin in range(0, batch_size, minibatch):
+            mb = order[begin : begin + minibatch]
+            with mixed_precision(args):
+                logits = net.logits(b_obs[mb], b_mask[mb])
+                new_value = net.value(b_critic[mb])
+            dist = torch.distributions.Categorical(logits=logits)
+            log_ratio = dist.log_prob(b_actions[mb]) - b_logprob[mb]
+            ratio = log_ratio.exp()
+            entropy = dist.entropy().mean()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - log_ratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > args.clip_coef).float().mean().item())
+            mb_adv = (b_adv[mb] - b_adv[mb].mean()) / (b_adv[mb].std() + 1e-8)
+            policy_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
+            value_loss = 0.5 * ((new_value - b_returns[mb]) ** 2).mean()
+            loss = policy_loss - args.ent_coef * entropy + args.vf_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
+            optimizer.step()
+    return {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "entropy": entropy.item(),
+            "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs))}
+
+
+CSV_FIELDS = ["update", "learner_steps", "env_steps", "sps", "env_sps", "win_rate", "mean_reward",
+              "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"]
+
+
+def log_update(writer, csv_path: Path, stats: dict, lr: float, pool: Pool) -> None:
+    """One row of log.csv and the TensorBoard scalars (charts/, losses/) of an update."""
+    step = stats["learner_steps"]
+    for key, tag in (("sps", "SPS"), ("env_sps", "env_SPS"), ("win_rate", "win_rate"), ("mean_reward", "mean_reward")):
+        writer.add_scalar(f"charts/{tag}", stats[key], step)
+    writer.add_scalar("charts/learning_rate", lr, step)
+    for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"):
+        writer.add_scalar(f"losses/{key}", stats[key], step)
+    for name, score in zip(pool.names, pool.score):
+        writer.add_scalar(f"charts/pool_score/{name}", score, step)
+    with open(csv_path, "a", newline="") as f:
+        csv.writer(f).writerow([stats[k] for k in CSV_FIELDS])
+
+
+def start_log(csv_path: Path, update: int) -> None:
+    """log.csv with its header and the rows of updates up to ``update`` (those a resumed
+    checkpoint includes)."""
+    kept = []
+    if update and csv_path.exists():
+        with open(csv_path, newline="") as f:
+            kept = [row for row in list(csv.reader(f))[1:] if row and int(row[0]) <= update]
+    with open(csv_path, "w", newline="") as f:
+        csv.writer(f).writerows([CSV_FIELDS, *kept])
+
+
+def resume(checkpoint_path: Path, args: Args, net, optimizer, pool: Pool, games: SelfPlayGames, rng) -> tuple:
+    """Load a checkpoint into the run's objects; returns (update, eval_history)."""
+    data = load_checkpoint(checkpoint_path)
+    saved_args = data.get("args") or {}
+    saved, wanted = _fixed_settings(saved_args), _fixed_settings(_args_dict(args))
+    if saved != wanted:
+        changed = ", ".join(f"{k}: {saved.get(k)!r} -> {wanted.get(k)!r}"
+                            for k in sorted(set(saved) | set(wanted)) if saved.get(k) != wanted.get(k))
+        raise ValueError(f"{checkpoint_path} was written by a run with other settings ({changed}); "
+                         "resume with the same ones")
+    if saved_args["hidden"] != list(args.hidden):
+        widen_checkpoint(data, net, saved_args["hidden"])
+    net.load_state_dict(data["model"])
+    optimizer.load_state_dict(data["optimizer"])
+    pool.load(data["pool"])
+    games.load(data["games"])
+    rng.bit_generator.state = data["rng"]["numpy"]
+    torch.set_rng_state(data["rng"]["torch"])
+    print(f"resumed from {checkpoint_path} at update {data['update']}")
+    return data["update"], list(data["eval_history"])
+
+
 def main(argv=None) -> None:
     args = parse_args(argv)
     rules = make_rules(args.preset, **args.rule_overrides)
@@ -351,169 +492,44 @@ def main(argv=None) -> None:
     batch_size = args.num_envs * args.num_steps
     num_updates = max(1, args.total_steps // batch_size)
     update, eval_history = 0, []
-
     checkpoint_path = run_dir / "checkpoint.pt"
     if args.resume and checkpoint_path.exists():
-        data = load_checkpoint(checkpoint_path)
-        saved_args = data.get("args") or {}
-        saved, wanted = _fixed_settings(saved_args), _fixed_settings(_args_dict(args))
-        if saved != wanted:
-            changed = ", ".join(f"{k}: {saved.get(k)!r} -> {wanted.get(k)!r}"
-                                for k in sorted(set(saved) | set(wanted)) if saved.get(k) != wanted.get(k))
-            raise ValueError(f"{checkpoint_path} was written by a run with other settings ({changed}); "
-                             "resume with the same ones")
-        if saved_args["hidden"] != list(args.hidden):
-            widen_checkpoint(data, net, saved_args["hidden"])
-        net.load_state_dict(data["model"])
-        optimizer.load_state_dict(data["optimizer"])
-        pool.load(data["pool"])
-        games.load(data["games"])
-        rng.bit_generator.state = data["rng"]["numpy"]
-        torch.set_rng_state(data["rng"]["torch"])
-        update, eval_history = data["update"], list(data["eval_history"])
-        print(f"resumed from {checkpoint_path} at update {update}")
-
+        update, eval_history = resume(checkpoint_path, args, net, optimizer, pool, games, rng)
     writer = SummaryWriter(str(run_dir))
     csv_path = run_dir / "log.csv"
-    csv_fields = ["update", "learner_steps", "env_steps", "sps", "env_sps", "win_rate", "mean_reward",
-                  "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"]
-    kept = []
-    if update and csv_path.exists():  # drop rows of updates the checkpoint does not include
-        with open(csv_path, newline="") as f:
-            kept = [row for row in csv.reader(f)][1:]
-        kept = [row for row in kept if row and int(row[0]) <= update]
-    with open(csv_path, "w", newline="") as f:
-        csv.writer(f).writerows([csv_fields, *kept])
+    start_log(csv_path, update)
 
-    # The perfect-information encoding starts with the observation: one encoding serves both.
-    n_obs = encode_observation(rules, games.state, np.zeros(args.num_envs, np.intp)).shape[1]
+    # The perfect-information encoding starts with the observation: one buffer serves both.
+    seat0 = np.zeros(args.num_envs, np.intp)
     critic_enc = encode_perfect_information if args.central_critic else encode_observation
-    n_critic = critic_enc(rules, games.state, np.zeros(args.num_envs, np.intp)).shape[1]
-    critic_buf = np.zeros((args.num_steps, args.num_envs, n_critic), np.int8)
-    obs_buf = critic_buf[..., :n_obs]
-    mask_buf = np.zeros((args.num_steps, args.num_envs, 47), bool)
-    actions_buf = torch.zeros((args.num_steps, args.num_envs), dtype=torch.long)
-    logprob_buf = torch.zeros((args.num_steps, args.num_envs))
-    value_buf = torch.zeros((args.num_steps, args.num_envs))
-    reward_buf = torch.zeros((args.num_steps, args.num_envs))
-    done_buf = torch.zeros((args.num_steps, args.num_envs))
-
+    buf = Rollout.empty(args, encode_observation(rules, games.state, seat0).shape[1],
+                        critic_enc(rules, games.state, seat0).shape[1])
     with mixed_precision(args):
-        games.play_opponents()
+        games.advance()
     bar = tqdm(total=num_updates, initial=update, disable=not args.progress, desc="updates")
-    start_time, start_update = time.time(), update
-    start_decisions = games.decisions
-    lanes = np.arange(args.num_envs)
+    start_time, start_update, start_decisions = time.time(), update, games.decisions
     while update < num_updates:
         if args.anneal_lr:
             optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - update / num_updates)
-        finished_rewards, finished_wins = [], []
-        # ---- rollout: every lane is at a learner decision ----
         with mixed_precision(args):  # the opponents' networks too
-            for t in range(args.num_steps):
-                s = games.state
-                seat = s.current.astype(np.intp)
-                critic_buf[t] = critic_enc(rules, s, seat)
-                mask_buf[t] = games.game.legal_action_mask(s)
-                with torch.no_grad():
-                    obs_t, mask_t = torch.from_numpy(np.ascontiguousarray(obs_buf[t])), torch.from_numpy(mask_buf[t])
-                    logits = net.logits(obs_t, mask_t)
-                    dist = torch.distributions.Categorical(logits=logits)
-                    action = dist.sample()
-                    logprob_buf[t] = dist.log_prob(action)
-                    value_buf[t] = net.value(torch.from_numpy(critic_buf[t]))
-                actions_buf[t] = action
-                games.game.step(s, action.numpy())
-                games.decisions += args.num_envs
-                games.play_opponents()
-                done = np.flatnonzero(s.done)
-                reward = np.zeros(args.num_envs)
-                if done.size:
-                    reward[done], won = games.outcome(done)
-                    finished_rewards.append(reward[done])
-                    finished_wins.append(won)
-                    pool.record(games.opponent[done], won)
-                    games.game.reset_done(s, rng)
-                    games.assign(done)
-                    games.play_opponents()
-                reward_buf[t] = torch.from_numpy(reward).float()
-                done_buf[t] = torch.from_numpy(np.isin(lanes, done)).float()
-
-        # ---- advantages (GAE); a hand's end cuts the bootstrap ----
-        with torch.no_grad(), mixed_precision(args):
-            s = games.state
-            next_value = net.value(torch.from_numpy(critic_enc(rules, s, s.current.astype(np.intp))))
-            advantages = torch.zeros_like(reward_buf)
-            last = torch.zeros(args.num_envs)
-            for t in reversed(range(args.num_steps)):
-                following = next_value if t == args.num_steps - 1 else value_buf[t + 1]
-                nonterminal = 1.0 - done_buf[t]
-                delta = reward_buf[t] + args.gamma * following * nonterminal - value_buf[t]
-                last = delta + args.gamma * args.gae_lambda * nonterminal * last
-                advantages[t] = last
-            returns = advantages + value_buf
-
-        # ---- PPO update ----
-        b_obs = torch.from_numpy(np.ascontiguousarray(obs_buf).reshape(batch_size, -1))
-        b_critic = torch.from_numpy(critic_buf.reshape(batch_size, -1))
-        b_mask = torch.from_numpy(mask_buf.reshape(batch_size, -1))
-        b_actions, b_logprob = actions_buf.reshape(-1), logprob_buf.reshape(-1)
-        b_adv, b_returns = advantages.reshape(-1), returns.reshape(-1)
-        minibatch = batch_size // args.num_minibatches
-        clipfracs = []
-        for _ in range(args.update_epochs):
-            order = torch.randperm(batch_size)
-            for begin in range(0, batch_size, minibatch):
-                mb = order[begin : begin + minibatch]
-                with mixed_precision(args):
-                    logits = net.logits(b_obs[mb], b_mask[mb])
-                    new_value = net.value(b_critic[mb])
-                dist = torch.distributions.Categorical(logits=logits)
-                new_logprob = dist.log_prob(b_actions[mb])
-                entropy = dist.entropy().mean()
-                log_ratio = new_logprob - b_logprob[mb]
-                ratio = log_ratio.exp()
-                with torch.no_grad():
-                    approx_kl = ((ratio - 1) - log_ratio).mean()
-                    clipfracs.append(((ratio - 1.0).abs() > args.clip_coef).float().mean().item())
-                adv = b_adv[mb]
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-                policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
-                value_loss = 0.5 * ((new_value - b_returns[mb]) ** 2).mean()
-                loss = policy_loss - args.ent_coef * entropy + args.vf_coef * value_loss
-                optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
-                optimizer.step()
+            collect_rollout(net, games, buf, critic_enc, args)
+        adv, returns = advantages(net, games, buf, critic_enc, args)
+        losses = ppo_update(net, optimizer, buf, adv, returns, args)
         update += 1
 
-        # ---- logs ----
         elapsed = time.time() - start_time
-        learner_steps = update * batch_size
         sps = (update - start_update) * batch_size / elapsed
         env_sps = (games.decisions - start_decisions) / elapsed
-        rewards = np.concatenate(finished_rewards) if finished_rewards else np.zeros(0)
-        wins = np.concatenate(finished_wins) if finished_wins else np.zeros(0)
+        wins = np.concatenate(buf.wins) if buf.wins else np.zeros(0)
+        finished = buf.dones.bool()
         stats = {
-            "update": update, "learner_steps": learner_steps, "env_steps": games.decisions,
+            "update": update, "learner_steps": update * batch_size, "env_steps": games.decisions,
             "sps": round(sps), "env_sps": round(env_sps),
             "win_rate": float(wins.mean()) if wins.size else float("nan"),
-            "mean_reward": float(rewards.mean()) if rewards.size else float("nan"),
-            "policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "entropy": entropy.item(),
-            "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs)),
+            "mean_reward": float(buf.rewards[finished].mean()) if finished.any() else float("nan"),
+            **losses,
         }
-        writer.add_scalar("charts/SPS", sps, learner_steps)
-        writer.add_scalar("charts/env_SPS", env_sps, learner_steps)
-        writer.add_scalar("charts/win_rate", stats["win_rate"], learner_steps)
-        writer.add_scalar("charts/mean_reward", stats["mean_reward"], learner_steps)
-        writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], learner_steps)
-        for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"):
-            writer.add_scalar(f"losses/{key}", stats[key], learner_steps)
-        for name, score in zip(pool.names, pool.score):
-            writer.add_scalar(f"charts/pool_score/{name}", score, learner_steps)
-        with open(csv_path, "a", newline="") as f:
-            csv.writer(f).writerow([stats[k] for k in csv_fields])
-
+        log_update(writer, csv_path, stats, optimizer.param_groups[0]["lr"], pool)
         if args.snapshot_every and update % args.snapshot_every == 0:
             pool.add_snapshot(net, f"snapshot@{update}")
         if (args.eval_every and update % args.eval_every == 0) or update == num_updates:

@@ -27,13 +27,8 @@ from tute_env.core import Game
 from tute_env.deal import Deal, random_deals
 from tute_env.observation import encode_observation, encode_perfect_information, observation_layout
 from tute_env.rules import PRESETS, make_rules
-from tute_env.tute_v0 import (
-    MAX_HAND_POINTS,
-    Scoring,
-    observation_table,
-    points_rewards,
-    win_rewards,
-)
+from tute_env.scoring import MAX_HAND_POINTS, Scoring, points_rewards, win_rewards
+from tute_env.tute_v0 import observation_table
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ALL_PRESETS = sorted(PRESETS)

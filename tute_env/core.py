@@ -297,10 +297,10 @@ class Game:
         rng = np.random.default_rng(rng)
         return self.new_state(random_deals(self.rules, rng, batch_size, dealer), validate=False)
 
-    def reset_done(self, state: State, rng: np.random.Generator) -> np.ndarray:
-        """Deal new hands in the finished lanes, the next seat dealing (R2); returns those lanes.
-        Read the outcome of finished games before calling this."""
-        lanes = np.flatnonzero(state.done)
+    def reset_done(self, state: State, rng: np.random.Generator, lanes=None) -> np.ndarray:
+        """Deal new hands in the finished lanes (or in ``lanes``, an index array), the next seat
+        dealing (R2); returns those lanes. Read the outcome of finished games before calling this."""
+        lanes = np.flatnonzero(state.done) if lanes is None else np.asarray(lanes, dtype=np.intp)
         if lanes.size:
             dealer = (state.dealer[lanes] + 1) % self.num_players
             self._write_deals(state, lanes, random_deals(self.rules, rng, lanes.size, dealer))

@@ -152,10 +152,30 @@ class Deals:
 
 def random_deals(rules: Rules, rng: np.random.Generator, size: int, dealer=None) -> Deals:
     """``size`` shuffled deals. ``dealer``: a seat, an array of seats, or None for random seats."""
-    n, h = rules.num_players, rules.hand_size
     decks = rng.random((size, NUM_CARDS)).argsort(axis=1).astype(np.int8)
     if dealer is None:
-        dealer = rng.integers(0, n, size=size)
+        dealer = rng.integers(0, rules.num_players, size=size)
+    return _deals_of_decks(rules, decks, dealer)
+
+
+def seeded_deals(rules: Rules, seed_start: int, size: int) -> Deals:
+    """Deals ``seed_start .. seed_start + size - 1``: deal i is the one
+    ``random_deals(rules, np.random.default_rng(seed_start + i), 1)`` gives (a random dealer), so
+    a deal set is reproducible and a prefix of a longer one."""
+    if size < 1:
+        raise ValueError(f"a deal set needs at least one deal, got {size}")
+    decks = np.empty((size, NUM_CARDS), np.int8)
+    dealer = np.empty(size, np.int64)
+    for i in range(size):
+        rng = np.random.default_rng(seed_start + i)
+        decks[i] = rng.random((1, NUM_CARDS)).argsort(axis=1)[0]
+        dealer[i] = rng.integers(0, rules.num_players, size=1)[0]
+    return _deals_of_decks(rules, decks, dealer)
+
+
+def _deals_of_decks(rules: Rules, decks: np.ndarray, dealer) -> Deals:
+    """Deals from shuffled decks (B, 40): hands dealt in order, then the turned card and stock."""
+    n, h, size = rules.num_players, rules.hand_size, len(decks)
     dealer = np.broadcast_to(np.asarray(dealer), (size,)).astype(np.int8)
     if ((dealer < 0) | (dealer >= n)).any():
         raise ValueError(f"bad dealer {dealer!r}: expected seats 0..{n - 1}")

@@ -18,20 +18,27 @@ id: ``gymnasium.make("tute_env.gym_env:tute_env/Tute-v0")``).
 
 Both take the arguments of ``tute_v0.env`` (``variant``, rule options, ``episode``, ``reward``)
 and give the learner the rewards ``tute_v0`` gives its seat (see its doc: zero-sum, at the end
-of a hand or match). Besides:
+of a hand or match; ``tute_env.scoring``). Besides:
+
+``points_weight`` (default 0): with ``reward="win"``, adds this weight times the points reward
+(the seat's side's hand total minus the others', / 230) to each hand's reward: the reward
+``train.py`` trains on (its ``points_weight``).
 
 ``seat`` (default 0): the learner's seat. ``control_partner``: the learner plays ``seat + 2``
 as well (partnerships only); the reward is the side's reward, counted once.
 
 ``opponents`` (default ``"random"``): the policies of the other seats (the learner's partner
 included when not controlled). One spec for all of them, or a list with one per seat (the
-learner's entries are ignored), or a dict ``{seat: spec}``. A spec is a name for
-``agents.make_agent`` (``"random"``, ``"greedy"``, ``"heuristic"``, ...), an object with
-``act_batch(observations, masks) -> actions`` (an ``agents.Agent``), or a callable
+learner's entries are ignored), or a dict ``{seat: spec}``. A spec is a policy object with
+``act_batch(observations, masks) -> actions`` (``tute_env.table.Policy``: the bots of
+``agents``, e.g. ``agents.make_agent("heuristic", rules)``), a callable
 ``policy(observation, action_mask) -> action`` taking one int8 observation vector and a
-(47,) bool mask. Opponents see only their own observation. An opponent's illegal action
-raises ``ValueError``. Opponents made from names are reseeded by ``reset(seed=...)``; objects
-and callables you pass keep their own randomness.
+(47,) bool mask, or ``"random"`` (uniformly random legal moves, ``tute_env.table.RandomPolicy``).
+Bots by name are made in ``agents``, not here: ``tute_env`` does not import ``agents``.
+Opponents see only their own observation and are run by the table layer
+(``tute_env.table``). An opponent's illegal action raises ``ValueError``. ``"random"``
+opponents are reseeded by ``reset(seed=...)``; objects and callables you pass keep their own
+randomness.
 
 ``illegal_action``: what a learner's illegal action does. ``"penalty"`` (default, as
 PettingZoo's ``TerminateIllegalWrapper``): the episode ends (``terminated=True``) with reward
@@ -48,7 +55,6 @@ info holds the hand result of ``tute_v0`` (``points``, ``winner``, ``games``, ..
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 
 import gymnasium
@@ -60,49 +66,45 @@ from .cards import NUM_ACTIONS, action_str
 from .core import Game
 from .deal import Deals, random_deals
 from .observation import encode_observation, observation_layout, observation_scale
+from .render import EnvRenderer
 from .rules import Rules
-from .tute_v0 import Scoring, observation_high, parse_env_args, parse_reset_options, raw_env
+from .scoring import INFO_KEYS, Scoring, hand_info
+from .table import LEARNER, RandomPolicy, Table
+from .tute_v0 import observation_high, parse_env_args, parse_reset_options
 
-__all__ = ["OpponentPolicy", "TuteEnv", "TuteVectorEnv"]
+__all__ = ["CallablePolicy", "TuteEnv", "TuteVectorEnv"]
 
 ILLEGAL_ACTIONS = ("penalty", "raise")
 
 
-class OpponentPolicy:
-    """One opponent spec made callable both ways: ``act(obs, mask)`` and ``act_batch``."""
+class CallablePolicy:
+    """A ``policy(observation, action_mask) -> action`` callable as a table policy."""
 
-    def __init__(self, spec, rules: Rules, seed: int = 0):
-        self.spec, self.agent, self.fn, self.owned = spec, None, None, False
-        if isinstance(spec, str):
-            from agents import make_agent  # the agents package ships with tute_env
-
-            self.agent, self.owned = make_agent(spec, rules, seed=seed), True
-        elif hasattr(spec, "act_batch"):
-            self.agent = spec
-        elif callable(spec):
-            self.fn = spec
-        else:
-            raise ValueError(
-                f"bad opponent {spec!r}: expected an agent name such as 'random', an object with "
-                "act_batch(observations, masks), or a callable (observation, action_mask) -> action"
-            )
-
-    def reseed(self, seed: int) -> None:
-        if self.owned and isinstance(getattr(self.agent, "rng", None), np.random.Generator):
-            self.agent.rng = np.random.default_rng(seed)
+    def __init__(self, fn):
+        self.fn = fn
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        if self.agent is not None:
-            return np.asarray(self.agent.act_batch(observations, masks), dtype=np.int64).reshape(len(masks))
         return np.array([int(self.fn(o, m)) for o, m in zip(observations, masks)], dtype=np.int64)
 
-    def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
-        if self.agent is not None:
-            return int(self.agent.act_batch(observation[None], mask[None])[0])
-        return int(self.fn(observation, mask))
-
     def __repr__(self) -> str:
-        return f"OpponentPolicy({self.spec!r})"
+        return f"CallablePolicy({self.fn!r})"
+
+
+def _policy(spec):
+    """A table policy from an opponent spec; ``(policy, owned)``, owned when made here."""
+    if isinstance(spec, str):
+        if spec != "random":
+            raise ValueError(f"bad opponent {spec!r}: the only built-in opponent is 'random'; make bots by name "
+                             f"with agents.make_agent({spec!r}, rules) and pass the object")
+        return RandomPolicy(0), True
+    if hasattr(spec, "act_batch"):
+        return spec, False
+    if callable(spec):
+        return CallablePolicy(spec), False
+    raise ValueError(
+        f"bad opponent {spec!r}: expected an object with act_batch(observations, masks), a callable "
+        "(observation, action_mask) -> action, or 'random'"
+    )
 
 
 def _learner_seats(rules: Rules, seat, control_partner, where: str) -> np.ndarray:
@@ -120,7 +122,7 @@ def _learner_seats(rules: Rules, seat, control_partner, where: str) -> np.ndarra
     return learner
 
 
-def _opponents(spec, rules: Rules, learner: np.ndarray, where: str, seed: int = 0) -> dict[int, OpponentPolicy]:
+def _opponent_specs(spec, rules: Rules, learner: np.ndarray, where: str) -> dict:
     n = rules.num_players
     if isinstance(spec, Mapping):
         specs = dict(spec)
@@ -133,22 +135,110 @@ def _opponents(spec, rules: Rules, learner: np.ndarray, where: str, seed: int = 
         specs = dict(enumerate(spec))
     else:
         specs = {seat: spec for seat in range(n)}
-    out = {}
-    shared: dict[int, OpponentPolicy] = {}
-    for seat in range(n):
-        if learner[seat]:
-            continue
-        if seat not in specs or specs[seat] is None:
-            raise ValueError(f"bad argument opponents for {where}: no policy for seat {seat}")
-        s = specs[seat]
-        try:
-            if isinstance(s, str):
-                out[seat] = OpponentPolicy(s, rules, seed=seed + seat)
-            else:  # the same object for several seats is one policy
-                out[seat] = shared.setdefault(id(s), OpponentPolicy(s, rules))
-        except ValueError as err:
-            raise ValueError(f"bad argument opponents for {where}: {err}") from None
-    return out
+    missing = [seat for seat in range(n) if not learner[seat] and specs.get(seat) is None]
+    if missing:
+        raise ValueError(f"bad argument opponents for {where}: no policy for seat {missing[0]}")
+    return {seat: specs[seat] for seat in range(n) if not learner[seat]}
+
+
+class _LearnerGames:
+    """B games at a :class:`Table` whose learner seats are the caller's, scored by
+    :class:`Scoring`: what both Gymnasium views are made of. ``autoreset``: a game whose episode
+    ended is dealt anew at once (the vector view), else left over (the single view)."""
+
+    def __init__(self, rules: Rules, num: int, learner: np.ndarray, opponents, episode: str, reward: str,
+                 points_weight: float, autoreset: bool, where: str):
+        self.rules, self.game, self.autoreset = rules, Game(rules), autoreset
+        self.learner = learner
+        self.seat = int(np.flatnonzero(learner)[0])
+        policies, seats, self.owned = [], np.full(rules.num_players, LEARNER), {}
+        index: dict[int, int] = {}  # the same object for several seats is one policy
+        for seat, spec in _opponent_specs(opponents, rules, learner, where).items():
+            try:
+                policy, owned = _policy(spec)
+            except ValueError as err:
+                raise ValueError(f"bad argument opponents for {where}: {err}") from None
+            key = id(policy) if not owned else -1 - seat
+            if key not in index:
+                index[key] = len(policies)
+                policies.append(policy)
+                if owned:
+                    self.owned[seat] = policy
+            seats[seat] = index[key]
+        self.table = Table(self.game, policies, seats)
+        self.opponents = {seat: policies[k] for seat, k in enumerate(seats) if k != LEARNER}
+        if not isinstance(points_weight, (int, float)) or isinstance(points_weight, bool):
+            raise ValueError(f"bad argument points_weight={points_weight!r} for {where}: expected a number")
+        self.scoring = Scoring(rules, episode, reward, num, points_weight)
+        self.rng = np.random.default_rng()
+        self.state = None
+
+    def reseed(self, seed: int | None, opponents: bool = True) -> None:
+        """A new generator for the deals; with ``opponents``, the built-in opponents' too."""
+        self.rng = np.random.default_rng(seed)
+        for seat, policy in self.owned.items() if opponents else ():
+            policy.rng = np.random.default_rng(int(self.rng.integers(2**63)) + seat)
+
+    def start(self, options, num: int) -> dict:
+        """New episodes in every game (a given deal, a dealer, or random deals)."""
+        deal, dealer = parse_reset_options(options, self.rules)
+        if deal is not None:
+            deals = Deals.from_deals([deal] * num, self.rules)
+        else:
+            deals = random_deals(self.rules, self.rng, num, dealer)
+        self.state = self.game.new_state(deals)
+        self.scoring.reset()
+        infos: dict = {}
+        self.settle(np.zeros(num), np.zeros(num, bool), infos)
+        return infos
+
+    def settle(self, rewards: np.ndarray, terminated: np.ndarray, infos: dict) -> None:
+        """The opponents play until every game waits for the learner or its episode is over;
+        finished hands are scored into ``rewards``, ``terminated`` and ``infos``."""
+        num = len(rewards)
+
+        def hands_over(lanes):
+            res = self.scoring.hand_over(self.state, lanes)
+            rewards[lanes] += res["rewards"][:, self.seat]
+            for key in INFO_KEYS:
+                if key in res:
+                    _put_info(infos, key, lanes, res[key], num)
+            over = lanes[res["episode_over"]]
+            terminated[over] = True
+            if not self.autoreset:
+                return lanes[~res["episode_over"]]
+            if over.size:
+                _put_info(infos, "final_obs", over, self.encode(over), num)
+                self.scoring.reset(over)
+            return lanes
+
+        self.table.advance(self.state, hands_over, self.rng)
+
+    def encode(self, lanes=None, players=None) -> np.ndarray:
+        """Learner observations of the games in ``lanes`` (all by default), from ``players``
+        (default: the seat to act where it is a learner's, else ``seat``)."""
+        s = self.state if lanes is None else self.state.take(lanes)
+        if players is None:
+            current = np.maximum(s.current, 0)
+            players = np.where(self.learner[current] & ~s.done, current, self.seat)
+        return encode_observation(self.rules, s, players)
+
+    def check_actions(self, actions, illegal_action: str) -> np.ndarray:
+        """(B,) bool: which learner actions are legal; raises for an illegal one in ``"raise"``
+        mode or for actions of the wrong shape or kind."""
+        s, b = self.state, self.state.batch_size
+        actions = np.asarray(actions)
+        if actions.shape != (b,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {b} integers, got {actions!r}")
+        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+        bit = (s.legal >> np.clip(actions, 0, NUM_ACTIONS - 1).astype(np.uint64)) & np.uint64(1)
+        legal = in_range & (bit == 1) & ~s.done
+        if not legal.all() and illegal_action == "raise":
+            lane = int(np.flatnonzero(~legal)[0])
+            allowed = " ".join(action_str(x) for x in range(NUM_ACTIONS) if int(s.legal[lane]) >> x & 1)
+            raise ValueError(f"illegal action {actions[lane]!r} in game {lane} for seat {int(s.current[lane])}; "
+                             f"legal: {allowed}")
+        return legal
 
 
 def _check_common(illegal_action, scaled, where):
@@ -167,261 +257,175 @@ def _observation_space(rules: Rules, scaled: bool) -> spaces.Box:
     return spaces.Box(0, observation_high(rules), shape=(size,), dtype=np.int8)
 
 
+def _as_action(action) -> int:
+    """An action id from a Python or numpy integer (a float, bool or string is no action: -1)."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            return int(action)
+        return -1
+    return int(action)
+
+
 class TuteEnv(gymnasium.Env):
     """Single-agent Tute: the learner's seat(s) against opponent policies (see the module doc)."""
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(self, variant: str | Rules = "partnership", *, seat: int = 0, control_partner: bool = False,
-                 opponents="random", episode: str = "hand", reward: str = "win", illegal_action: str = "penalty",
-                 scaled: bool = False, render_mode: str | None = None, show_all_hands: bool = False, **rule_options):
+                 opponents="random", episode: str = "hand", reward: str = "win", points_weight: float = 0.0,
+                 illegal_action: str = "penalty", scaled: bool = False, render_mode: str | None = None,
+                 show_all_hands: bool = False, **rule_options):
         where = "TuteEnv"
         rules = parse_env_args(variant, episode, reward, render_mode, rule_options,
                                render_modes=tuple(self.metadata["render_modes"]), where=where)
         _check_common(illegal_action, scaled, where)
-        self.rules = rules
-        self._learner = _learner_seats(rules, seat, control_partner, where)
+        if not isinstance(show_all_hands, bool):
+            raise ValueError(f"bad argument show_all_hands={show_all_hands!r} for {where}: expected True or False")
+        self.rules, self.episode = rules, episode
         self.seat, self.control_partner = int(seat), control_partner
-        self.opponents = _opponents(opponents, rules, self._learner, where)
+        self._games = _LearnerGames(rules, 1, _learner_seats(rules, seat, control_partner, where), opponents,
+                                    episode, reward, points_weight, autoreset=False, where=where)
+        self.opponents = self._games.opponents
         self.illegal_action, self.scaled = illegal_action, scaled
         self.render_mode = render_mode
-        self.aec = raw_env(rules, episode=episode, reward=reward, render_mode=render_mode,
-                           show_all_hands=show_all_hands)
-        self._agent = self.aec.possible_agents[self.seat]
+        self._renderer = EnvRenderer(render_mode, show_all_hands, self.metadata["render_fps"]) if render_mode else None
         self.observation_space = _observation_space(rules, scaled)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._scale = observation_scale(rules)
         self._over = True
 
-    # -- helpers -------------------------------------------------------------------------------
-    def _current(self) -> int:
-        return int(self.aec.core_state.current[0])
+    @property
+    def core_state(self):
+        """The core's one-game state (read it; changing it bypasses the env's bookkeeping)."""
+        return self._games.state
 
     def _obs(self) -> np.ndarray:
-        seat = self._current()
-        if seat < 0 or not self._learner[seat]:
-            seat = self.seat
-        obs = encode_observation(self.rules, self.aec.core_state, seat)[0]
+        obs = self._games.encode()[0]
         return (obs * self._scale).astype(np.float32) if self.scaled else obs
 
     def action_masks(self) -> np.ndarray:
         """(47,) bool: the learner's legal actions now (all False once the episode is over)."""
         if self._over:
             return np.zeros(NUM_ACTIONS, bool)
-        return self.aec._mask().astype(bool)
+        return self._games.game.legal_action_mask(self._games.state)[0]
 
-    def _info(self, hands_before: int, extra=None) -> dict:
-        ended = int(self.aec._scoring.hands[0]) != hands_before  # a hand ended during this step
-        info = copy.deepcopy(self.aec.infos.get(self._agent, {})) if ended else {}
-        if extra:
-            info.update(extra)
+    def _result(self, reward: np.ndarray, terminated: np.ndarray, infos: dict, extra=None):
+        self._over = bool(terminated[0])
+        info = hand_info(infos, 0) if "_points" in infos and infos["_points"][0] else {}
+        info.update(extra or {})
         info["action_mask"] = self.action_masks()
-        return info
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), float(reward[0]), self._over, False, info
 
-    def _play_opponents(self) -> float:
-        """Opponents act until a learner seat is to act or the episode is over; returns the
-        learner's reward meanwhile."""
-        aec, reward = self.aec, 0.0
-        while not aec.terminations[self._agent]:
-            seat = self._current()
-            if self._learner[seat]:
-                break
-            obs = encode_observation(aec.rules, aec.core_state, seat)[0]
-            mask = aec._mask().astype(bool)
-            action = self.opponents[seat].act(obs, mask)
-            if not (0 <= action < NUM_ACTIONS and mask[action]):
-                raise ValueError(f"opponent {self.opponents[seat]!r} at seat {seat} chose the illegal action {action}")
-            aec.step(action)
-            reward += aec.rewards[self._agent]
-        self._over = bool(aec.terminations[self._agent])
-        return reward
-
-    # -- the Env API ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        if seed is not None:
-            for seat, policy in self.opponents.items():
-                policy.reseed(int(self.np_random.integers(2**63)) + seat)
-        self._over = False
-        self.aec.reset(seed=int(self.np_random.integers(2**63)), options=options)
-        self._play_opponents()
-        return self._obs(), self._info(0)
+        self._games.reseed(int(self.np_random.integers(2**63)), opponents=seed is not None)
+        infos = self._games.start(options, 1)
+        obs, _, _, _, info = self._result(np.zeros(1), np.zeros(1, bool), infos)
+        return obs, info
 
     def step(self, action):
         if self._over:
             raise ValueError("step() after the episode is over: call reset()")
-        mask = self.aec._mask()
-        hands_before = int(self.aec._scoring.hands[0])
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            a = -1
-        if not (0 <= a < NUM_ACTIONS and mask[a]):
-            if self.illegal_action == "raise":
-                legal = " ".join(action_str(x) for x in np.flatnonzero(mask))
-                raise ValueError(f"illegal action {action!r} for seat {self._current()}; legal: {legal}")
-            self._over = True
-            return self._obs(), -1.0, True, False, self._info(hands_before, {"illegal_action": True})
-        self.aec.step(a)
-        reward = float(self.aec.rewards[self._agent])
-        reward += self._play_opponents()
-        return self._obs(), float(reward), self._over, False, self._info(hands_before)
+        actions = np.array([_as_action(action)])
+        if actions[0] < 0 and self.illegal_action == "raise":
+            raise ValueError(f"bad action {action!r}: expected an integer action id 0..{NUM_ACTIONS - 1}")
+        legal = self._games.check_actions(actions, self.illegal_action)
+        if not legal[0]:  # penalty: the episode ends, nothing is played
+            return self._result(np.full(1, -1.0), np.ones(1, bool), {}, {"illegal_action": True})
+        reward, terminated, infos = np.zeros(1), np.zeros(1, bool), {}
+        self._games.table.step(self._games.state, actions)
+        self._games.settle(reward, terminated, infos)
+        return self._result(reward, terminated, infos)
 
     def render(self):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        return self.aec.render()
+        return self._renderer.render(self.rules, self._games.state, self._games.scoring)
 
     def close(self):
-        self.aec.close()
+        if self._renderer is not None:
+            self._renderer.close()
 
 
 class TuteVectorEnv(VectorEnv):
-    """N games of Tute stepped together by the batched core; learner seats and opponents as in
+    """N games of Tute stepped together by the batched rules core; learner seats and opponents as in
     :class:`TuteEnv`. Autoreset mode: same-step (see the module doc)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 8, variant: str | Rules = "partnership", *, seat: int = 0,
                  control_partner: bool = False, opponents="random", episode: str = "hand", reward: str = "win",
-                 illegal_action: str = "penalty", scaled: bool = False, render_mode: str | None = None,
-                 **rule_options):
+                 points_weight: float = 0.0, illegal_action: str = "penalty", scaled: bool = False,
+                 render_mode: str | None = None, **rule_options):
         where = "TuteVectorEnv"
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"bad argument num_envs={num_envs!r} for {where}: expected a positive integer")
         rules = parse_env_args(variant, episode, reward, render_mode, rule_options, render_modes=(), where=where)
         _check_common(illegal_action, scaled, where)
-        self.rules, self.game = rules, Game(rules)
-        self._learner = _learner_seats(rules, seat, control_partner, where)
+        self.rules = rules
         self.seat, self.control_partner = int(seat), control_partner
-        self.opponents = _opponents(opponents, rules, self._learner, where)
+        self.num_envs = int(num_envs)
+        self._games = _LearnerGames(rules, self.num_envs, _learner_seats(rules, seat, control_partner, where),
+                                    opponents, episode, reward, points_weight, autoreset=True, where=where)
+        self.game, self.opponents = self._games.game, self._games.opponents
         self.illegal_action, self.scaled = illegal_action, scaled
         self.episode, self.reward_kind = episode, reward
-        self.num_envs = int(num_envs)
         self.render_mode = None
         self.single_observation_space = _observation_space(rules, scaled)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
         self._scale = observation_scale(rules)
-        self._scoring = Scoring(rules, episode, reward, self.num_envs)
-        self._rng: np.random.Generator | None = None
-        self.state = None
+        self._seeded = False
 
-    # -- helpers -------------------------------------------------------------------------------
-    def _encode(self, players) -> np.ndarray:
-        obs = encode_observation(self.rules, self.state, players)
-        return (obs * self._scale).astype(np.float32) if self.scaled else obs
+    @property
+    def state(self):
+        """The core state of the N games (read it)."""
+        return self._games.state
 
-    def _encode_lanes(self, lanes: np.ndarray, players) -> np.ndarray:
-        obs = encode_observation(self.rules, self.state.take(lanes), players)
+    def _scaled(self, obs: np.ndarray) -> np.ndarray:
         return (obs * self._scale).astype(np.float32) if self.scaled else obs
 
     def action_masks(self) -> np.ndarray:
         """(N, 47) bool: each game's legal actions for the learner to act."""
         return self.game.legal_action_mask(self.state)
 
-    def _redeal(self, lanes: np.ndarray) -> None:
-        """New hands in ``lanes``, the next seat dealing (R2)."""
-        if lanes.size:
-            dealer = (self.state.dealer[lanes] + 1) % self.rules.num_players
-            self.state.put(lanes, self.game.new_state(random_deals(self.rules, self._rng, lanes.size, dealer)))
-
-    def _settle(self, rewards, terminated, infos) -> None:
-        """Score finished hands and let opponents act until a learner is to act in every game."""
-        s = self.state
-        while True:
-            done = np.flatnonzero(s.done)
-            if done.size:
-                res = self._scoring.hand_over(s, done)
-                rewards[done] += res["rewards"][:, self.seat]
-                for key in ("points", "winner", "games", "tute", "hand"):
-                    _put_info(infos, key, done, res[key], self.num_envs)
-                over = done[res["episode_over"]]
-                if self.episode == "match":
-                    for key in ("match_games", "match_points", "match_winner"):
-                        _put_info(infos, key, done, res[key], self.num_envs)
-                if over.size:
-                    terminated[over] = True
-                    _put_info(infos, "final_obs", over, self._encode_lanes(over, self.seat), self.num_envs)
-                    self._scoring.reset(over)
-                self._redeal(done)
-            current = s.current.astype(np.intp)
-            need = ~self._learner[current]
-            if not need.any():
-                return
-            obs = encode_observation(self.rules, s, current)
-            masks = self.game.legal_action_mask(s)
-            actions = np.zeros(self.num_envs, np.int64)
-            for seat, policy in self.opponents.items():
-                lanes = np.flatnonzero(need & (current == seat))
-                if lanes.size:
-                    actions[lanes] = policy.act_batch(obs[lanes], masks[lanes])
-            bad = need & ~masks[np.arange(self.num_envs), np.clip(actions, 0, NUM_ACTIONS - 1)]
-            bad |= need & ((actions < 0) | (actions >= NUM_ACTIONS))
-            if bad.any():
-                lane = int(np.flatnonzero(bad)[0])
-                seat = int(current[lane])
-                raise ValueError(
-                    f"opponent {self.opponents[seat]!r} at seat {seat} chose the illegal action {actions[lane]} "
-                    f"in game {lane}"
-                )
-            self.game.step(s, actions, active=need)
-
-    # -- the VectorEnv API ---------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        if seed is not None or self._rng is None:
-            self._rng = np.random.default_rng(seed)
-            if seed is not None:
-                for seat, policy in self.opponents.items():
-                    policy.reseed(int(self._rng.integers(2**63)) + seat)
-        deal, dealer = parse_reset_options(options, self.rules)
-        if deal is not None:
-            deals = Deals.from_deals([deal] * self.num_envs, self.rules)
-        else:
-            deals = random_deals(self.rules, self._rng, self.num_envs, dealer)
-        self.state = self.game.new_state(deals)
-        self._scoring.reset()
-        infos: dict = {}
-        self._settle(np.zeros(self.num_envs), np.zeros(self.num_envs, bool), infos)
+        if seed is not None or not self._seeded:
+            self._games.reseed(seed, opponents=seed is not None)
+            self._seeded = True
+        infos = self._games.start(options, self.num_envs)
+        if "final_obs" in infos:
+            infos["final_obs"] = self._scaled(infos["final_obs"])
         infos["action_mask"] = self.action_masks()
-        return self._encode(self.state.current), infos
+        return self._scaled(self._games.encode()), infos
 
     def step(self, actions):
         if self.state is None:
             raise ValueError("step() before reset()")
-        s, b = self.state, self.num_envs
-        actions = np.asarray(actions)
-        if actions.shape != (b,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be {b} integers, got {actions!r}")
-        actions = actions.astype(np.int64)
-        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-        bit = (s.legal >> np.clip(actions, 0, NUM_ACTIONS - 1).astype(np.uint64)) & np.uint64(1)
-        legal = in_range & (bit == 1)
-        rewards = np.zeros(b)
-        terminated = np.zeros(b, bool)
-        infos: dict = {}
+        g, b = self._games, self.num_envs
+        legal = g.check_actions(actions, self.illegal_action)
+        rewards, terminated, infos = np.zeros(b), np.zeros(b, bool), {}
         illegal = np.flatnonzero(~legal)
-        if illegal.size:
-            if self.illegal_action == "raise":
-                lane = int(illegal[0])
-                raise ValueError(f"illegal action {actions[lane]} in game {lane} for seat {int(s.current[lane])}")
-            # Penalty: the episode ends, nothing is played.
+        if illegal.size:  # penalty: the episode ends, nothing is played
             rewards[illegal] = -1.0
             terminated[illegal] = True
-            _put_info(infos, "final_obs", illegal, self._encode_lanes(illegal, s.current[illegal]), b)
+            _put_info(infos, "final_obs", illegal, g.encode(illegal, self.state.current[illegal]), b)
             _put_info(infos, "illegal_action", illegal, np.ones(illegal.size, bool), b)
-            self._scoring.reset(illegal)
-            self._redeal(illegal)
-            actions = np.where(legal, actions, 0)
-        self.game.step(s, actions, active=legal)
-        self._settle(rewards, terminated, infos)
+            g.scoring.reset(illegal)
+            g.game.reset_done(self.state, g.rng, lanes=illegal)
+        g.table.step(self.state, np.where(legal, np.asarray(actions), 0).astype(np.int64), active=legal)
+        g.settle(rewards, terminated, infos)
+        if "final_obs" in infos:
+            infos["final_obs"] = self._scaled(infos["final_obs"])
         infos["action_mask"] = self.action_masks()
-        return self._encode(s.current), rewards, terminated, np.zeros(b, bool), infos
+        return self._scaled(g.encode()), rewards, terminated, np.zeros(b, bool), infos
 
     def close_extras(self, **kwargs):
-        self.state = None
+        self._games.state = None
 
 
 def _put_info(infos: dict, key: str, lanes: np.ndarray, values: np.ndarray, num_envs: int) -> None:

@@ -310,3 +310,35 @@ class TableRenderer:
         if self.window is not None:
             self.pg.display.quit()
             self.window = None
+
+
+class EnvRenderer:
+    """What the environments render: ``"ansi"`` text or a drawn table (``"rgb_array"``,
+    ``"human"``) of a one-game state, seen by the seat to act (every hand with ``show_all``),
+    with the match score of a :class:`tute_env.scoring.Scoring` in ``"match"`` episodes."""
+
+    def __init__(self, mode: str, show_all: bool = False, fps: int = 2):
+        self.mode, self.show_all, self.fps = mode, show_all, fps
+        self._table: TableRenderer | None = None
+
+    def render(self, rules: Rules, state: State, scoring=None):
+        viewer = int(state.current[0]) if state.current[0] >= 0 else None
+        extra = []
+        if scoring is not None and scoring.episode == "match":
+            games, points = scoring.match_games[0], scoring.match_points[0]
+            extra.append(
+                "match: "
+                + "  ".join(f"side {x}: {int(games[x])} games, {int(points[x])} points" for x in range(len(games)))
+                + f"  (hand {int(scoring.hands[0]) + (0 if state.done[0] else 1)})"
+            )
+        if self.mode == "ansi":
+            text = render_text(rules, state, viewer=viewer, show_all=self.show_all)
+            return "\n".join([text, *("  " + line for line in extra)])
+        if self._table is None:
+            self._table = TableRenderer(human=self.mode == "human", fps=self.fps)
+        return self._table.render(rules, state, viewer=viewer, show_all=self.show_all, extra=extra)
+
+    def close(self) -> None:
+        if self._table is not None:
+            self._table.close()
+            self._table = None

@@ -220,15 +220,13 @@ from .observation import (
     observation_scale,
     perfect_information_layout,
 )
+from .render import EnvRenderer
 from .rules import PRESETS, Rules, make_rules, option_names
+from .scoring import EPISODES, REWARDS, Scoring, hand_info
 
-__all__ = ["EPISODES", "MAX_HAND_POINTS", "REWARDS", "Scoring", "env", "parallel_env", "raw_env"]
+__all__ = ["env", "parallel_env", "raw_env"]
 
-EPISODES = ("hand", "match")
-REWARDS = ("win", "points")
 RENDER_MODES = ("human", "rgb_array", "ansi")
-#: The most a side can score in one hand: 120 card points, 10 for the last trick, 100 of cantes.
-MAX_HAND_POINTS = 230
 
 _TABLE_PRESETS = ("partnership", "two_player", "three_player")
 
@@ -253,104 +251,6 @@ def observation_table() -> str:
 
 __doc__ = __doc__.replace("OBSERVATION_TABLE", observation_table())
 DOC_HEADER = "<!-- Generated from tute_env/tute_v0.py: python -m tute_env.tute_v0 > docs/tute_v0.md -->\n"
-
-
-# ----------------------------------------------------------------------------------------------
-# Rewards and matches, batched over games: the one implementation shared by the AEC env and the
-# Gymnasium views (the rules themselves are the core's).
-# ----------------------------------------------------------------------------------------------
-def _sides_of_seats(rules: Rules) -> np.ndarray:
-    return np.array([rules.side_of(seat) for seat in range(rules.num_players)])
-
-
-def win_rewards(rules: Rules, winner: np.ndarray, scale) -> np.ndarray:
-    """(B, n) zero-sum rewards: +scale to each seat of the winning side, the losers sharing the
-    winners' total equally; a winner of -1 gives zeros."""
-    n, sides = rules.num_players, rules.num_sides
-    side_of_seat = _sides_of_seats(rules)
-    per_side = n // sides
-    winner = np.asarray(winner)
-    scale = np.broadcast_to(np.asarray(scale, dtype=np.float64), winner.shape)
-    won = side_of_seat[None, :] == winner[:, None]
-    out = np.where(won, scale[:, None], -scale[:, None] * per_side / (n - per_side))
-    return np.where(winner[:, None] >= 0, out, 0.0)
-
-
-def points_rewards(rules: Rules, totals: np.ndarray) -> np.ndarray:
-    """(B, n) zero-sum rewards: own side's total minus the mean of the other sides' totals,
-    divided by :data:`MAX_HAND_POINTS`."""
-    totals = np.asarray(totals, dtype=np.float64)
-    sides = rules.num_sides
-    others = (totals.sum(axis=1, keepdims=True) - totals) / (sides - 1)
-    side_reward = (totals - others) / MAX_HAND_POINTS
-    return side_reward[:, _sides_of_seats(rules)]
-
-
-class Scoring:
-    """Episode bookkeeping of B games: hand and match results, rewards (see the module doc).
-
-    ``hand_over(state, lanes)`` is called for lanes whose hand has just ended (before they are
-    dealt anew) and returns the rewards of that moment and which episodes are over.
-    """
-
-    def __init__(self, rules: Rules, episode: str, reward: str, batch_size: int):
-        self.rules, self.episode, self.reward = rules, episode, reward
-        sides = rules.num_sides
-        self.match_games = np.zeros((batch_size, sides), np.int32)
-        self.match_points = np.zeros((batch_size, sides), np.int32)
-        self.hands = np.zeros(batch_size, np.int32)
-
-    def reset(self, lanes=slice(None)) -> None:
-        self.match_games[lanes] = 0
-        self.match_points[lanes] = 0
-        self.hands[lanes] = 0
-
-    def hand_over(self, s: State, lanes: np.ndarray) -> dict[str, np.ndarray]:
-        """Results of the hands just ended in ``lanes``: a dict of arrays with ``rewards``
-        (len, n), ``episode_over``, ``points`` (len, sides), ``winner``, ``games``, ``tute``,
-        ``hand`` and, with matches, ``match_games``, ``match_points``, ``match_winner``
-        (-1 while the match goes on)."""
-        r = self.rules
-        winner = s.winner[lanes].astype(np.int64)
-        games = s.games[lanes].astype(np.int64)
-        totals = s.totals[lanes].astype(np.int64)
-        tute = s.tute_declarer[lanes].astype(np.int64)
-        out = {"points": totals, "winner": winner, "games": games, "tute": tute, "hand": self.hands[lanes].copy()}
-        self.hands[lanes] += 1
-        if self.reward == "points":
-            hand_rewards = np.where((tute >= 0)[:, None], win_rewards(r, winner, 1.0), points_rewards(r, totals))
-        else:
-            hand_rewards = win_rewards(r, winner, games)
-        if self.episode == "hand":
-            out["rewards"] = hand_rewards
-            out["episode_over"] = np.ones(len(winner), bool)
-            return out
-
-        self.match_points[lanes] += totals
-        if r.match == "target_games":
-            self.match_games[lanes, winner] += games
-            over = self.match_games[lanes, winner] >= r.target_games
-            match_winner = np.where(over, winner, -1)
-        else:
-            self.match_games[lanes, winner] += games  # kept for the record
-            points = self.match_points[lanes]
-            reached = points >= r.target_points
-            side_ids = np.arange(r.num_sides)[None, :]
-            key = np.where(reached, points * 2 + (side_ids == winner[:, None]), -1)
-            over = reached.any(axis=1) | (tute >= 0)
-            match_winner = np.where(tute >= 0, winner, np.where(over, key.argmax(axis=1), -1))
-        if self.reward == "points":
-            rewards = hand_rewards
-        else:
-            rewards = win_rewards(r, match_winner, 1.0)
-        out.update(
-            rewards=rewards,
-            episode_over=over,
-            match_games=self.match_games[lanes].copy(),
-            match_points=self.match_points[lanes].copy(),
-            match_winner=match_winner,
-        )
-        return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -574,18 +474,7 @@ class raw_env(AECEnv, EzPickle):
         for agent, seat in self._seat.items():
             self.rewards[agent] = float(rewards[seat])
         self._rewards_dirty = bool(rewards.any())
-        info = {
-            "points": res["points"][0].tolist(),
-            "winner": int(res["winner"][0]),
-            "games": int(res["games"][0]),
-            "tute": int(res["tute"][0]),
-            "hand": int(res["hand"][0]),
-        }
-        if self.episode == "match":
-            info["match_games"] = res["match_games"][0].tolist()
-            info["match_points"] = res["match_points"][0].tolist()
-            if res["match_winner"][0] >= 0:
-                info["match_winner"] = int(res["match_winner"][0])
+        info = hand_info(res, 0)
         for agent in self.agents:
             self.infos[agent] = copy.deepcopy(info)
         if res["episode_over"][0]:
@@ -691,24 +580,9 @@ class raw_env(AECEnv, EzPickle):
 
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        from .render import TableRenderer, render_text
-
-        s = self._state
-        viewer = int(s.current[0]) if s.current[0] >= 0 else None
-        extra = []
-        if self.episode == "match":
-            games, points = self._scoring.match_games[0], self._scoring.match_points[0]
-            extra.append(
-                "match: "
-                + "  ".join(f"side {x}: {int(games[x])} games, {int(points[x])} points" for x in range(len(games)))
-                + f"  (hand {int(self._scoring.hands[0]) + (0 if s.done[0] else 1)})"
-            )
-        if self.render_mode == "ansi":
-            text = render_text(self.rules, s, viewer=viewer, show_all=self.show_all_hands)
-            return "\n".join([text, *("  " + line for line in extra)])
         if self._renderer is None:
-            self._renderer = TableRenderer(human=self.render_mode == "human", fps=self.metadata["render_fps"])
-        return self._renderer.render(self.rules, s, viewer=viewer, show_all=self.show_all_hands, extra=extra)
+            self._renderer = EnvRenderer(self.render_mode, self.show_all_hands, self.metadata["render_fps"])
+        return self._renderer.render(self.rules, self._state, self._scoring)
 
     def close(self) -> None:
         if self._renderer is not None:

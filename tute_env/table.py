@@ -1,0 +1,191 @@
+"""The table: the one way policies take their seats and act, for B games at once.
+
+Evaluation, training, the Gymnasium views, the terminal play mode and the tests all run the
+seats that are not the caller's own through a :class:`Table`:
+
+>>> table = Table(game, [heuristic, greedy], seats)        # seats[b, seat]: a policy index, or LEARNER
+>>> table.advance(state)                                   # the policies act until every game needs
+>>> table.step(state, learner_actions)                     # a learner decision or is over
+
+* A **policy** is anything with ``act_batch(observations, masks) -> actions`` (:class:`Policy`):
+  (k, obs_size) int8 observations of :mod:`tute_env.observation` (the acting seat's information
+  set, nothing more) and (k, 47) bool masks in, k legal action ids out. The bots of ``agents``
+  are policies; :class:`RandomPolicy` is the one built in.
+* ``seats`` is a (B, n) int array: the index in ``policies`` of the policy playing each seat of
+  each game, or :data:`LEARNER` (-1) for a seat whose decisions the caller makes (a learner, a
+  person at the terminal). It may be changed between calls (new seatings for new hands).
+* :meth:`Table.advance` lets the policies act in every game whose seat to act is not a
+  learner's, lanes grouped by policy (one ``act_batch`` call per policy and round), until each
+  game waits for a learner or is over. With ``on_done`` it also reports finished games, deals
+  them anew (the next seat dealing, R2) and plays on: the way to keep B games running.
+* :meth:`Table.step` applies actions chosen outside (a learner's), checked like every other.
+* **Hooks** observe every action taken through the table: ``hook(state, lanes, actions)`` is
+  called just before the actions are applied, with the state in which they were chosen. Game
+  records and the play mode's narration are hooks.
+
+A policy's illegal action raises ``ValueError`` naming the policy, the seat and the game,
+before anything is applied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from .cards import NUM_ACTIONS, action_str
+from .core import Game, State, random_legal_actions
+from .observation import encode_observation
+
+__all__ = ["LEARNER", "ActionHook", "Policy", "RandomPolicy", "Table"]
+
+#: ``seats`` entry of a seat whose decisions the caller makes.
+LEARNER = -1
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Chooses actions for a batch of decisions from observations and legal masks."""
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(k,) legal action ids for (k, obs_size) int8 observations and (k, 47) bool masks."""
+        ...
+
+
+#: ``hook(state, lanes, actions)``: called before ``actions`` (one per lane in ``lanes``) are
+#: applied to ``state``. It must not change the state.
+ActionHook = Callable[[State, np.ndarray, np.ndarray], None]
+
+
+class RandomPolicy:
+    """Uniform over the legal actions (one uniform draw per decision from its generator)."""
+
+    def __init__(self, seed: int | np.random.Generator | None = 0):
+        self.rng = np.random.default_rng(seed)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return random_legal_actions(np.asarray(masks, dtype=bool), self.rng)
+
+    def __repr__(self) -> str:
+        return "random"
+
+
+class Table:
+    """Policies seated at B games of one :class:`~tute_env.core.Game` (see the module doc).
+
+    ``policies``: the policies; ``seats``: (B, n) int, a policy index or :data:`LEARNER` per
+    seat (a row may also be given as (n,) for every game alike); ``hooks``: action hooks.
+    """
+
+    def __init__(self, game: Game, policies: Sequence[Policy], seats, hooks: Sequence[ActionHook] = ()):
+        self.game, self.rules = game, game.rules
+        self.policies = list(policies)
+        self.seats = seats
+        self.hooks = list(hooks)
+
+    @property
+    def seats(self) -> np.ndarray:
+        return self._seats
+
+    @seats.setter
+    def seats(self, seats) -> None:
+        seats = np.asarray(seats, dtype=np.int64)
+        n = self.rules.num_players
+        if seats.ndim not in (1, 2) or seats.shape[-1] != n:
+            raise ValueError(f"seats must have shape (n,) or (B, n) with n = {n} seats, got {seats.shape}")
+        if ((seats < LEARNER) | (seats >= len(self.policies))).any():
+            raise ValueError(f"seats must hold policy indices 0..{len(self.policies) - 1} or LEARNER (-1)")
+        self._seats = seats
+
+    # ------------------------------------------------------------------------------------------
+    def waiting(self, state: State) -> np.ndarray:
+        """(B,) bool: games whose seat to act is a policy's (not over, not a learner's)."""
+        seat = np.maximum(state.current, 0).astype(np.intp)
+        policy = self._seat_policy(state, seat)
+        return ~state.done & (policy != LEARNER)
+
+    def learner_to_act(self, state: State) -> np.ndarray:
+        """(B,) bool: games waiting for a learner decision."""
+        seat = np.maximum(state.current, 0).astype(np.intp)
+        return ~state.done & (self._seat_policy(state, seat) == LEARNER)
+
+    def _seat_policy(self, state: State, seat: np.ndarray) -> np.ndarray:
+        if self._seats.ndim == 1:
+            return self._seats[seat]
+        if len(self._seats) != state.batch_size:
+            raise ValueError(f"seats has {len(self._seats)} rows for a state of {state.batch_size} games")
+        return self._seats[np.arange(state.batch_size), seat]
+
+    def actions(self, state: State, lanes: np.ndarray) -> np.ndarray:
+        """(B,) int64: the policies' actions in the bool ``lanes`` (0 elsewhere), each policy
+        called once on the rows it plays, in policy order; checked for legality."""
+        seat = np.maximum(state.current, 0).astype(np.intp)
+        who = np.where(lanes, self._seat_policy(state, seat), LEARNER)
+        obs = encode_observation(self.rules, state, seat)
+        masks = self.game.legal_action_mask(state)
+        actions = np.zeros(state.batch_size, np.int64)
+        for k in np.unique(who[who != LEARNER]):
+            rows = np.flatnonzero(who == k)
+            chosen = np.asarray(self.policies[k].act_batch(obs[rows], masks[rows]))
+            if chosen.shape != rows.shape or chosen.dtype.kind not in "iu":
+                raise ValueError(f"policy {self.policies[k]!r} returned {chosen.shape} {chosen.dtype} actions "
+                                 f"for {rows.size} decisions; expected {rows.size} integers")
+            self._check_legal(state, rows, chosen, f"policy {self.policies[k]!r}")
+            actions[rows] = chosen
+        return actions
+
+    def step(self, state: State, actions, active=None) -> State:
+        """Apply ``actions`` (B,) in the ``active`` games (default: every game not over), after
+        the hooks saw them; an illegal action raises ``ValueError`` before any is applied."""
+        actions = np.asarray(actions)
+        active = ~state.done if active is None else np.asarray(active, dtype=bool)
+        if self.hooks:
+            if actions.shape != (state.batch_size,) or active.shape != (state.batch_size,):
+                raise ValueError(f"actions and active must have shape ({state.batch_size},)")
+            lanes = np.flatnonzero(active)
+            self._check_legal(state, lanes, actions[lanes], "the caller")
+            for hook in self.hooks:
+                hook(state, lanes, actions[lanes])
+        return self.game.step(state, actions, active=active)
+
+    def advance(self, state: State, on_done: Callable[[np.ndarray], np.ndarray | None] | None = None,
+                rng: np.random.Generator | None = None) -> int:
+        """Let the policies act until every game waits for a learner or is over; returns the
+        decisions made.
+
+        With ``on_done`` (and ``rng`` for the deals), the games over (whether a learner's action
+        or a policy's ended them) are passed to ``on_done(lanes)`` once all policies have acted;
+        it reads their results (and may re-seat them) and returns the lanes to deal anew (None:
+        all of them), which are dealt from ``rng`` and played on. A game left over is reported
+        once per call."""
+        decisions, reported = 0, np.zeros(state.batch_size, bool)
+        while True:
+            todo = self.waiting(state)
+            while todo.any():
+                self.step(state, self.actions(state, todo), active=todo)
+                decisions += int(todo.sum())
+                todo = self.waiting(state)
+            if on_done is None:
+                return decisions
+            done = np.flatnonzero(state.done & ~reported)
+            if not done.size:
+                return decisions
+            reported[done] = True
+            redeal = on_done(done)
+            redeal = done if redeal is None else np.asarray(redeal, dtype=np.intp)
+            if redeal.size:
+                if rng is None:
+                    raise ValueError("advance(on_done=...) deals finished games anew: give it rng")
+                self.game.reset_done(state, rng, lanes=redeal)
+                reported[redeal] = False
+
+    def _check_legal(self, state: State, lanes: np.ndarray, chosen: np.ndarray, who: str) -> None:
+        in_range = (chosen >= 0) & (chosen < NUM_ACTIONS)
+        bits = state.legal[lanes] >> np.clip(chosen, 0, NUM_ACTIONS - 1).astype(np.uint64)
+        bad = np.flatnonzero(~in_range | ((bits & np.uint64(1)) == 0))
+        if bad.size:
+            lane, action = int(lanes[bad[0]]), int(chosen[bad[0]])
+            shown = action_str(action) if 0 <= action < NUM_ACTIONS else "out of range"
+            raise ValueError(f"{who} at seat {int(state.current[lane])} chose the illegal action {action} ({shown}) "
+                             f"in game {lane}")
