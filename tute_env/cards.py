@@ -1,4 +1,4 @@
-"""The Spanish 40-card deck (RULES.md R1) and the public action ids.
+"""The Spanish 40-card deck (docs/rules.md, R1) and the public action ids.
 
 Both are public contracts that other code, saved data and users rely on:
 

@@ -1,6 +1,6 @@
 """The batched rules core: B games of Tute stepped at once with numpy.
 
-This is the one implementation of the rules (RULES.md); the env, the bots, evaluation and
+This is the one implementation of the rules (docs/rules.md); the env, the bots, evaluation and
 training all call it. It imports neither PettingZoo nor torch.
 
 >>> import numpy as np

@@ -1,4 +1,4 @@
-"""Deals (RULES.md R3): who deals, the hands, the trump card and the stock; random or given.
+"""Deals (docs/rules.md, R3): who deals, the hands, the trump card and the stock; random or given.
 
 A :class:`Deal` is one game's deal; :class:`Deals` is a batch of them as arrays. Both engines
 start games from these, so a deal means the same to the core, the reference engine and users.

@@ -1,4 +1,4 @@
-"""A plain, one-game-at-a-time reference engine for Tute, written straight from RULES.md.
+"""A plain, one-game-at-a-time reference engine for Tute, written straight from the rules (docs/rules.md).
 
 It exists to check the batched core (``tute_env.core``) by differential testing, so it is
 written for clarity first: plain Python sets and lists, one method per rule. It never imports
@@ -14,7 +14,7 @@ the core.
 >>> sum(game.card_points) + sum(game.last_trick_bonus)
 130
 
-Rule decisions where RULES.md is silent (see the module's tests for each):
+Rule decisions where the rule texts are silent (see the module's tests for each):
 
 * Follow duties: R5 (strict) unless cards remain to draw, where ``stock_duty`` applies (R6).
   With ``must_beat_partner`` off, while your partner holds the trick you only have to follow
@@ -77,7 +77,7 @@ def card_of(suit: int, face: int) -> int:
 
 
 class ReferenceGame:
-    """One hand of Tute, played one action at a time (RULES.md R1-R9).
+    """One hand of Tute, played one action at a time (docs/rules.md, R1-R9).
 
     Public state (read-only for callers): ``current_player``, ``decision_kind``, ``done``,
     ``hands``, ``trick``, ``tricks_played``, ``turned_card``, ``stock_left``, ``card_points``,

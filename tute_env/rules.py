@@ -1,4 +1,4 @@
-"""Rule options of Tute (RULES.md) as one frozen, validated dataclass, and the named presets.
+"""Rule options of Tute (docs/rules.md) as one frozen, validated dataclass, and the named presets.
 
 >>> rules = make_rules("two_player", stock_duty="strict")
 >>> rules.num_players, rules.hand_size, rules.stock_size
@@ -160,7 +160,7 @@ PRESETS: dict[str, Rules] = {
     "corriente": Rules(num_players=2, hand_size=6, stock_duty="free", tute="wins_hand", double_over_100=False),
     "manita": Rules(must_beat_partner=False),
 }
-"""Named presets (RULES.md, Presets). ``partnership`` is the default."""
+"""Named presets (docs/rules.md, Presets). ``partnership`` is the default."""
 
 
 def option_names() -> list[str]:

@@ -2,8 +2,8 @@
 # Tute
 
 This environment plays Tute, the Spanish trick-taking card game of the 40-card deck, in the
-style of PettingZoo's classic environments. Its rules are `RULES.md` (rule ids R1..R10 below);
-every rule option there is a keyword argument here.
+style of PettingZoo's classic environments. Its rules are [`docs/rules.md`](rules.md) (rule ids
+R1..R10 below); every rule option there is a keyword argument here.
 
 | Import             | `from tute_env import tute_v0`                                    |
 |--------------------|-------------------------------------------------------------------|
@@ -53,10 +53,12 @@ tute_v0.env(variant="partnership", episode="hand", reward="win", render_mode=Non
 ```
 
 `variant`: the preset, one of `partnership` (default), `manita`, `two_player`,
-`two_player_10`, `three_player`, `corriente` (RULES.md, Presets), or a `tute_env.rules.Rules`.
+`two_player_10`, `three_player`, `corriente` ([presets](rules.md#presets) in `docs/rules.md`), or a
+`tute_env.rules.Rules`.
 
-`**rule_options`: any rule option of RULES.md overriding the preset, e.g. `stock_duty="strict"`,
-`singers="winner"`, `tute="off"`, `target_games=3` (see `tute_env.rules.Rules`).
+`**rule_options`: any [rule option](rules.md#options) of `docs/rules.md` overriding the preset,
+e.g. `stock_duty="strict"`, `singers="winner"`, `tute="off"`, `target_games=3` (see
+`tute_env.rules.Rules`).
 
 `episode`: `"hand"` (default): an episode is one hand; `"match"`: an episode is a whole match
 (R10): hands are dealt one after the other, the next seat dealing (R2), until a side has
