@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import time
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +47,24 @@ class RandomAgent(Agent):
 
     def act_batch(self, observations, masks):
         return random_legal_actions(np.asarray(masks, dtype=bool), self.rng)
+
+
+class Timed:
+    """A policy that times its wrapped policy: ``seconds[k]`` and ``choices[k]`` (legal actions
+    of the first row) of the k-th ``act_batch`` call, for per-move benchmarks at a table."""
+
+    def __init__(self, policy):
+        self.policy, self.seconds, self.choices = policy, [], []
+
+    def act_batch(self, observations, masks):
+        start = time.perf_counter()
+        actions = self.policy.act_batch(observations, masks)
+        self.seconds.append(time.perf_counter() - start)
+        self.choices.append(int(np.asarray(masks)[0].sum()))
+        return actions
+
+    def __repr__(self) -> str:
+        return f"Timed({self.policy!r})"
 
 
 # name -> "module:Class" (imported on first use, so that e.g. torch loads only for trained agents)

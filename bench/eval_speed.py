@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 import evaluate
 from tute_env.core import Game
-from tute_env.observation import encode_observation
 from tute_env.rules import make_rules
+from tute_env.table import Table
 
 TARGET_HANDS_PER_SECOND = 5000
 TARGET_PIMC_SECONDS = 1.0
@@ -78,6 +78,7 @@ def pimc_speed(preset: str, moves: int, seed: int = 0) -> dict | None:
     """Seconds per move of the default PIMC bot on single observations from random mid-game states."""
     try:
         from agents import make_agent
+        from agents.base import Timed
 
         rules = make_rules(preset)
         agent = make_agent("pimc", rules, seed=seed)
@@ -97,11 +98,9 @@ def pimc_speed(preset: str, moves: int, seed: int = 0) -> dict | None:
             game.step(state, np.array([int(rng.choice(np.flatnonzero(mask[0])))]))
         if state.done[0]:
             continue
-        obs = encode_observation(rules, state, [int(state.current[0])])
-        mask = game.legal_action_mask(state)
-        start = time.perf_counter()
-        agent.act_batch(obs, mask)
-        times.append(time.perf_counter() - start)
+        timed = Timed(agent)
+        Table(game, [timed], [0] * rules.num_players).actions(state, ~state.done)
+        times.append(timed.seconds[0])
     times = np.array(times)
     return {"preset": preset, "moves": len(times), "mean_s": float(times.mean()),
             "p95_s": float(np.quantile(times, 0.95)), "max_s": float(times.max())}

@@ -18,10 +18,11 @@ import time
 
 import numpy as np
 
+from agents.base import Timed
 from agents.pimc import PIMCAgent
 from tute_env.core import Game
-from tute_env.observation import encode_observation
 from tute_env.rules import PRESETS
+from tute_env.table import Table
 
 from .common import machine, pin_to_core, today
 
@@ -31,22 +32,15 @@ def move_times(preset: str, hands: int, seed: int = 0) -> dict:
     game = Game(preset)
     rules = game.rules
     agent = PIMCAgent(rules, seed=seed)
+    timed = Timed(agent)
+    table = Table(game, [timed], [0] * rules.num_players, hooks=[_Searched(agent)])
     rng = np.random.default_rng(seed)
-    times, samples, actions, cut = [], [], [], []
     for _ in range(hands):
-        state = game.random_state(rng, 1)
-        while not state.done[0]:
-            mask = game.legal_action_mask(state)
-            obs = encode_observation(rules, state, state.current)
-            start = time.perf_counter()
-            action = agent.act_batch(obs, mask)
-            elapsed = time.perf_counter() - start
-            if mask[0].sum() > 1:
-                times.append(elapsed)
-                samples.append(agent.last_samples)
-                cut.append(agent.last_cut)
-                actions.append(int(mask[0].sum()))
-            game.step(state, action)
+        table.advance(game.random_state(rng, 1))
+    searched = np.array(timed.choices) > 1  # a single legal action is played without a search
+    times = np.array(timed.seconds)[searched]
+    samples, cut = np.array(table.hooks[0].samples)[searched], np.array(table.hooks[0].cut)[searched]
+    actions = np.array(timed.choices)[searched]
     times = np.array(times)
     samples = np.array(samples)
     return {
@@ -66,15 +60,12 @@ def first_move_time(preset: str, num_samples: int, deals: int, seed: int = 0) ->
     """Median seconds of the first decision of ``deals`` hands with ``num_samples`` samples."""
     game = Game(preset)
     rules = game.rules
-    agent = PIMCAgent(rules, seed=seed, num_samples=num_samples, time_budget=None)
+    agent = Timed(PIMCAgent(rules, seed=seed, num_samples=num_samples, time_budget=None))
+    table = Table(game, [agent], [0] * rules.num_players)
     state = game.random_state(np.random.default_rng(seed), deals)
-    obs = encode_observation(rules, state, state.current)
-    mask = game.legal_action_mask(state)
-    times = []
     for lane in range(deals):
-        start = time.perf_counter()
-        agent.act_batch(obs[lane : lane + 1], mask[lane : lane + 1])
-        times.append(time.perf_counter() - start)
+        table.actions(state, np.arange(deals) == lane)
+    times = agent.seconds
     return float(np.median(times))
 
 

@@ -9,6 +9,7 @@ import pytest
 from agents import make_agent
 from tute_env.cards import action_id, action_str, card_id
 from tute_env.core import Game
+from tute_env.table import Table
 from tute_env.deal import Deal
 from tute_env.observation import encode_observation
 from tute_env.rules import PRESETS, make_rules
@@ -16,29 +17,29 @@ from tute_env.rules import PRESETS, make_rules
 BOTS = ["random", "greedy", "heuristic"]
 
 
+class Checked:
+    """A bot whose every decision is checked: shape, legality, and ``check(obs, mask, actions)``."""
+
+    def __init__(self, bot, check=None):
+        self.bot, self.check = bot, check
+
+    def act_batch(self, obs, mask):
+        acts = np.asarray(self.bot.act_batch(obs, mask))
+        assert acts.shape == (len(mask),)
+        assert mask[np.arange(len(mask)), acts].all(), f"{self.bot} chose an illegal action"
+        if self.check is not None:
+            self.check(obs, mask, acts)
+        return acts
+
+
 def play_batch(rules, seat_bots, games=192, seed=0, check=None):
-    """Play ``games`` random deals to the end with ``seat_bots[seat]`` (agents) acting; asserts
-    every action is legal. ``check(obs, mask, actions)`` may look at every decision."""
+    """Play ``games`` random deals to the end at a table, ``seat_bots[seat]`` (agents) acting;
+    asserts every action is legal. ``check(obs, mask, actions)`` may look at every decision."""
     game = Game(rules)
     state = game.random_state(np.random.default_rng(seed), games)
-    decisions = 0
-    while not state.done.all():
-        cur = state.current.astype(np.intp)
-        running = cur >= 0
-        obs = encode_observation(rules, state, np.maximum(cur, 0))
-        mask = game.legal_action_mask(state)
-        actions = np.zeros(state.batch_size, np.int64)
-        for seat, bot in enumerate(seat_bots):
-            rows = np.flatnonzero(running & (cur == seat))
-            if rows.size:
-                acts = np.asarray(bot.act_batch(obs[rows], mask[rows]))
-                assert acts.shape == (rows.size,)
-                assert mask[rows, acts].all(), f"{bot} chose an illegal action"
-                if check is not None:
-                    check(obs[rows], mask[rows], acts)
-                actions[rows] = acts
-        game.step(state, actions)
-        decisions += int(running.sum())
+    bots = [Checked(bot, check) for bot in seat_bots]
+    decisions = Table(game, bots, np.arange(rules.num_players)).advance(state)
+    assert state.done.all()
     return state, decisions
 
 

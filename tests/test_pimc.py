@@ -26,6 +26,7 @@ from agents.pimc import (
     sample_deals,
 )
 from tute_env.cards import NUM_ACTIONS
+from tute_env.table import Table
 from tute_env.core import Game
 from tute_env.core import random_legal_actions as random_actions
 from tute_env.observation import encode_observation
@@ -218,20 +219,10 @@ def test_playout_policy_plays_legal_games(preset):
 
 
 def play_hands(game, seat_agents, state):
-    """Play the lanes of ``state`` to the end, ``seat_agents[seat]`` choosing for that seat;
-    asserts every action is legal."""
-    rules = game.rules
-    while not state.done.all():
-        mask = game.legal_action_mask(state)
-        actions = np.zeros(state.batch_size, np.int64)
-        for seat in range(rules.num_players):
-            lanes = np.flatnonzero((state.current == seat) & ~state.done)
-            if lanes.size:
-                obs = encode_observation(rules, state.take(lanes), seat)
-                chosen = seat_agents[seat].act_batch(obs, mask[lanes])
-                assert mask[lanes, chosen].all(), "an illegal action"
-                actions[lanes] = chosen
-        game.step(state, actions)
+    """Play the lanes of ``state`` to the end at a table, ``seat_agents[seat]`` choosing for that
+    seat (the table checks every action is legal)."""
+    Table(game, seat_agents, np.arange(game.rules.num_players)).advance(state)
+    assert state.done.all()
     return state
 
 

@@ -10,7 +10,7 @@ import pytest
 from tute_env.cards import action_id, card_id
 from tute_env.core import Game
 from tute_env.deal import Deal
-from tute_env.play import Console, Quit, explain_illegal, main, make_bots, parse_choice, play_hand
+from agents.play import Console, Quit, explain_illegal, main, make_bots, parse_choice, play_hand
 from tute_env.rules import PRESETS, make_rules
 
 

@@ -1,9 +1,9 @@
 """Play Tute in the terminal against the bots.
 
-    python -m tute_env.play                              # partnership, medium bots, you are player_0
-    python -m tute_env.play --preset two_player --level hard
-    python -m tute_env.play --opponent path/to/checkpoint.pt --preset two_player
-    python -m tute_env.play --preset manita --set target_games=2 --seat 1
+    python -m agents.play                              # partnership, medium bots, you are player_0
+    python -m agents.play --preset two_player --level hard
+    python -m agents.play --opponent path/to/checkpoint.pt --preset two_player
+    python -m agents.play --preset manita --set target_games=2 --seat 1
 
 Levels: ``easy`` (the greedy bot), ``medium`` (heuristic), ``hard`` (PIMC search), ``trained``
 (the shipped PPO agent of the preset, where there is one); ``--opponent`` takes any agent name
@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .cards import (
+from tute_env.cards import (
     CARD_STRENGTH,
     DECLARE,
     EXCHANGE,
@@ -47,11 +47,14 @@ from .cards import (
     cards_of,
     cards_str,
 )
-from .core import PAIR_SET, SUIT_SET, Game, State, beating_set
-from .deal import random_deals
-from .observation import encode_observation
-from .render import render_text
-from .rules import PRESETS, Rules, make_rules
+from tute_env.core import PAIR_SET, SUIT_SET, Game, State, beating_set
+from tute_env.deal import random_deals
+from tute_env.render import render_text
+from tute_env.rules import PRESETS, Rules, make_rules
+from tute_env.scoring import Scoring
+from tute_env.table import LEARNER, Table
+
+from .base import make_agent
 
 LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "pimc", "trained": "ppo"}
 
@@ -246,8 +249,6 @@ class Console:
 
 def make_bots(rules: Rules, human: int, opponent: str, partner: str | None, seed: int) -> dict:
     """The agent of every seat but the human's."""
-    from agents import make_agent
-
     bots = {}
     for seat in range(rules.num_players):
         if seat == human:
@@ -296,30 +297,47 @@ def human_turn(rules: Rules, game: Game, state: State, seat: int, io: Console, s
         io.say(f"  {action_str(action)} is not allowed: {explain_illegal(rules, state, action)}. Try again.")
 
 
-def play_hand(rules: Rules, state: State, human: int, bots: dict, io: Console, symbols: bool = True) -> State:
-    """Play one hand from ``state`` (a batch of one game) to its end; returns the finished state."""
-    game = Game(rules)
-    while not state.done[0]:
+class Narrator:
+    """An action hook of the table: tells the human what every seat does, then who took each
+    trick and what the human drew."""
+
+    def __init__(self, rules: Rules, human: int, io: Console):
+        self.rules, self.human, self.io = rules, human, io
+        self.tricks = self.hand = None
+
+    def __call__(self, state: State, lanes: np.ndarray, actions: np.ndarray) -> None:
+        self.catch_up(state)
         seat = int(state.current[0])
-        if seat == human:
-            action = human_turn(rules, game, state, seat, io, symbols)
-        else:
-            obs = encode_observation(rules, state, [seat])
-            mask = game.legal_action_mask(state)
-            action = bots[seat].act({"observation": obs[0], "action_mask": mask[0]})
-        io.say(narrate(rules, seat, action, state, you=human))
-        tricks_before = int(state.tricks_played[0])
-        hand_before = int(state.hands[0, human])
-        points_before = state.card_points[0].copy()
-        game.step(state, np.array([action]))
-        if state.tricks_played[0] > tricks_before:
+        self.io.say(narrate(self.rules, seat, int(actions[0]), state, you=self.human))
+        self.tricks, self.hand = int(state.tricks_played[0]), int(state.hands[0, self.human])
+        self.points = int(state.card_points[0].sum())
+
+    def catch_up(self, state: State) -> None:
+        """Say what the last action led to: a trick taken, cards drawn."""
+        if self.tricks is not None and state.tricks_played[0] > self.tricks:
             winner = int(state.last_winner[0])
-            gained = int((state.card_points[0] - points_before).sum())
-            who = "You win" if winner == human else f"player_{winner} wins"
-            io.say(f"  -> {who} the trick ({gained} points)")
-            drawn = int(state.hands[0, human]) & ~hand_before
+            who = "You win" if winner == self.human else f"player_{winner} wins"
+            self.io.say(f"  -> {who} the trick ({int(state.card_points[0].sum()) - self.points} points)")
+            drawn = int(state.hands[0, self.human]) & ~self.hand
             if drawn:
-                io.say(f"  -> you draw {cards_str(cards_of(drawn))}")
+                self.io.say(f"  -> you draw {cards_str(cards_of(drawn))}")
+        self.tricks = None
+
+
+def play_hand(rules: Rules, state: State, human: int, bots: dict, io: Console, symbols: bool = True) -> State:
+    """Play one hand from ``state`` (a batch of one game) to its end at a table where the human
+    is the learner seat; returns the finished state."""
+    game = Game(rules)
+    policies = [bots[seat] for seat in sorted(bots)]
+    seats = [LEARNER if seat == human else sorted(bots).index(seat) for seat in range(rules.num_players)]
+    narrator = Narrator(rules, human, io)
+    table = Table(game, policies, seats, hooks=[narrator])
+    table.advance(state)
+    while not state.done[0]:
+        narrator.catch_up(state)
+        table.step(state, np.array([human_turn(rules, game, state, human, io, symbols)]))
+        table.advance(state)
+    narrator.catch_up(state)
     return state
 
 
@@ -348,34 +366,26 @@ def run(rules: Rules, human: int, bots: dict, io: Console, seed: int | None = No
     Returns the score per side (games, or points with ``match="target_points"``)."""
     rng = np.random.default_rng(seed)
     game = Game(rules)
-    score = [0] * rules.num_sides
+    match = Scoring(rules, "match", "win", 1)
     dealer = int(rng.integers(rules.num_players))
-    played = 0
     io.say(f"Tute ({rules.num_players} players). You are player_{human}"
            + (f", partner player_{(human + 2) % 4}" if rules.partnerships else "") + ". Type 'help' for help.")
     try:
         while True:
             state = game.new_state(random_deals(rules, rng, 1, dealer))
-            io.say(f"\n=== Hand {played + 1}: player_{dealer} deals ===")
+            io.say(f"\n=== Hand {int(match.hands[0]) + 1}: player_{dealer} deals ===")
             play_hand(rules, state, human, bots, io, symbols)
             io.say()
             io.say(render_text(rules, state, 0, viewer=human, show_all=True, symbols=symbols))
             io.say(hand_summary(rules, state, human))
-            winner = int(state.winner[0])
-            if rules.match == "target_points":
-                for side in range(rules.num_sides):
-                    score[side] += int(state.totals[0, side])
-                target = rules.target_points
-            else:
-                score[winner] += int(state.games[0])
-                target = rules.target_games
-            io.say("Match score: " + ", ".join(f"side {x}: {v}" for x, v in enumerate(score)) + f" (to {target})")
-            played += 1
-            if max(score) >= target:
-                best = int(np.argmax(score))
-                io.say("You win the match!" if best == rules.side_of(human) else f"Side {best} wins the match.")
+            result = match.hand_over(state, np.zeros(1, np.intp))
+            io.say("Match score: " + ", ".join(f"side {x}: {v}" for x, v in enumerate(_score(match))) + f" (to "
+                   f"{rules.target_points if rules.match == 'target_points' else rules.target_games})")
+            winner = int(result["match_winner"][0])
+            if winner >= 0:
+                io.say("You win the match!" if winner == rules.side_of(human) else f"Side {winner} wins the match.")
                 break
-            if hands is not None and played >= hands:
+            if hands is not None and match.hands[0] >= hands:
                 break
             if hands is None:
                 again = io.ask("Another hand? [Y/n] ").strip().lower()
@@ -384,7 +394,13 @@ def run(rules: Rules, human: int, bots: dict, io: Console, seed: int | None = No
             dealer = (dealer + 1) % rules.num_players
     except Quit:
         io.say("\nBye.")
-    return score
+    return _score(match)
+
+
+def _score(match: Scoring) -> list[int]:
+    """The match score per side: games, or points with ``match="target_points"`` (R10)."""
+    score = match.match_points if match.rules.match == "target_points" else match.match_games
+    return score[0].tolist()
 
 
 def parse_overrides(items: Sequence[str]) -> dict:
@@ -409,7 +425,7 @@ def parse_overrides(items: Sequence[str]) -> dict:
 
 
 def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input, out=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tute_env.play", description="Play Tute against the bots.")
+    parser = argparse.ArgumentParser(prog="python -m agents.play", description="Play Tute against the bots.")
     parser.add_argument("--preset", default="partnership", choices=sorted(PRESETS))
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="OPTION=VALUE",
                         help="override a rule option (repeatable), e.g. --set target_games=2")

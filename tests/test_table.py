@@ -1,0 +1,232 @@
+"""The table layer (tute_env.table) and the layers around it: one way to run seats, one scoring
+module, and tute_env standing on its own."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from tute_env.core import Game
+from tute_env.rules import PRESETS, make_rules
+from tute_env.scoring import MAX_HAND_POINTS, Scoring
+from tute_env.table import LEARNER, RandomPolicy, Table
+
+ROOT = Path(__file__).resolve().parent.parent
+PRESET_NAMES = sorted(PRESETS)
+
+
+class Recorder:
+    """An action hook keeping every (lane, seat, action) in order."""
+
+    def __init__(self):
+        self.log = []
+
+    def __call__(self, state, lanes, actions):
+        for lane, action in zip(lanes, actions):
+            self.log.append((int(lane), int(state.current[lane]), int(action)))
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_hooks_see_every_action_and_replay_the_games(preset):
+    rules = make_rules(preset)
+    game = Game(rules)
+    start = game.random_state(np.random.default_rng(1), 24)
+    state = start.copy()
+    recorder = Recorder()
+    bots = [make_agent("greedy", rules), RandomPolicy(3)]
+    seats = np.random.default_rng(2).integers(0, 2, size=(24, rules.num_players))
+    decisions = Table(game, bots, seats, hooks=[recorder]).advance(state)
+    assert state.done.all() and decisions == len(recorder.log)
+    replay = start.copy()
+    for lane, seat, action in recorder.log:  # the hook's record alone plays every game again
+        assert replay.current[lane] == seat
+        actions = np.zeros(replay.batch_size, np.int64)
+        actions[lane] = action
+        game.step(replay, actions, active=np.arange(replay.batch_size) == lane)
+    for name in ("winner", "games", "card_points", "cante_points", "played"):
+        np.testing.assert_array_equal(getattr(replay, name), getattr(state, name))
+
+
+def test_learner_seats_stop_the_table_and_their_actions_are_hooked():
+    rules = make_rules("partnership")
+    game = Game(rules)
+    state = game.random_state(np.random.default_rng(0), 16)
+    recorder = Recorder()
+    table = Table(game, [make_agent("heuristic", rules)], [LEARNER, 0, 0, 0], hooks=[recorder])
+    learner = RandomPolicy(7)
+    while True:
+        table.advance(state)
+        assert (table.learner_to_act(state) | state.done).all()
+        assert (state.current[~state.done] == 0).all()
+        if state.done.all():
+            break
+        mask = game.legal_action_mask(state)
+        table.step(state, learner.act_batch(None, mask))
+    seats = {seat for _, seat, _ in recorder.log}
+    assert seats == {0, 1, 2, 3}  # the learner's own actions went through the hooks too
+
+
+def test_policies_are_grouped_and_called_once_per_round():
+    rules = make_rules("two_player")
+    game = Game(rules)
+    calls = []
+
+    class Counting(RandomPolicy):
+        def act_batch(self, observations, masks):
+            calls.append(len(masks))
+            return super().act_batch(observations, masks)
+
+    state = game.random_state(np.random.default_rng(0), 50)
+    seats = np.zeros((50, 2), np.int64)
+    seats[25:] = 1
+    Table(game, [Counting(0), Counting(1)], seats).advance(state)
+    assert state.done.all() and max(calls) == 25
+
+
+def test_finished_games_are_reported_and_dealt_anew():
+    rules = make_rules("three_player")
+    game = Game(rules)
+    state = game.random_state(np.random.default_rng(0), 8)
+    dealers = state.dealer.copy()
+    table = Table(game, [RandomPolicy(1)], [0, 0, 0])
+    reports = []
+
+    def on_done(lanes):
+        assert state.done[lanes].all()
+        reports.append(lanes.tolist())
+        return lanes[lanes % 2 == 0] if len(reports) == 1 else np.zeros(0, np.intp)  # deal the even ones once
+
+    table.advance(state, on_done, np.random.default_rng(5))
+    assert reports == [list(range(8)), [0, 2, 4, 6]]  # each hand reported once, after the policies played
+    assert state.done.all()
+    assert (state.dealer[0::2] == (dealers[0::2] + 1) % 3).all()  # the next seat dealt (R2)
+    assert (state.dealer[1::2] == dealers[1::2]).all()
+    with pytest.raises(ValueError, match="rng"):
+        Table(game, [RandomPolicy(1)], [0, 0, 0]).advance(game.random_state(0, 2), lambda lanes: None)
+
+
+def test_illegal_policy_actions_and_bad_seats_are_named():
+    rules = make_rules("two_player")
+    game = Game(rules)
+
+    class Bad:
+        def act_batch(self, observations, masks):
+            return np.argmin(masks, axis=1)
+
+        def __repr__(self):
+            return "bad-bot"
+
+    state = game.random_state(np.random.default_rng(0), 4)
+    before = state.copy()
+    with pytest.raises(ValueError, match="bad-bot at seat .* illegal action"):
+        Table(game, [Bad()], [0, 0]).advance(state)
+    np.testing.assert_array_equal(state.hands, before.hands)  # nothing applied
+    with pytest.raises(ValueError, match="seats"):
+        Table(game, [Bad()], [0, 0, 0])
+    with pytest.raises(ValueError, match="policy indices"):
+        Table(game, [Bad()], [0, 1])
+
+
+# ----------------------------------------------------------------------------------------------
+# One scoring module: training's reward is the env's
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("preset", ["partnership", "two_player", "three_player"])
+def test_training_reward_equals_the_env_reward_for_the_same_hands(preset):
+    import train
+
+    args = train.Args(preset=preset, num_envs=64, bots=("random", "greedy"), points_weight=0.177)
+    rules = make_rules(preset)
+    rng = np.random.default_rng(0)
+    pool = train.Pool(rules, args.bots, 0, 2, (16,), False)
+    games = train.SelfPlayGames(rules, args.num_envs, rng, pool, args)
+    finished = []
+    assign = games.assign
+
+    def snapshot(lanes):  # called as each finished hand is scored, before the new seating
+        finished.append((games.state.take(lanes), games.learner_seat(lanes)))
+        assign(lanes)
+
+    games.assign = snapshot
+    games.advance()
+    rewards, learner = [], RandomPolicy(1)
+    for _ in range(40):
+        reward, ended, _ = games.step(learner.act_batch(None, games.game.legal_action_mask(games.state)))
+        rewards.append(reward[ended])
+    rewards = np.concatenate(rewards)
+    states, seats = finished[0][0], finished[0][1]
+    for s, x in finished[1:]:
+        states = _concat(states, s)
+        seats = np.concatenate([seats, x])
+    assert len(rewards) == states.batch_size > 20
+    env_rewards = Scoring(rules, "hand", "win", states.batch_size, points_weight=0.177).hand_over(
+        states, np.arange(states.batch_size))["rewards"][np.arange(states.batch_size), seats]
+    np.testing.assert_allclose(rewards, env_rewards)
+    # and what that reward is: the win (games credited, shared by losers) plus 0.177 x points / 230
+    own = states.totals[np.arange(states.batch_size), [rules.side_of(x) for x in seats]].astype(float)
+    others = (states.totals.sum(axis=1) - own) / (rules.num_sides - 1)
+    won = states.winner == np.array([rules.side_of(x) for x in seats])
+    win = np.where(won, states.games, -states.games * (1.0 if rules.num_sides == 2 else 0.5))
+    np.testing.assert_allclose(rewards, win + 0.177 * (own - others) / MAX_HAND_POINTS)
+
+
+def _concat(a, b):
+    from tute_env.core import State
+
+    return State(**{k: np.concatenate([getattr(a, k), getattr(b, k)]) for k in a.__dataclass_fields__})
+
+
+# ----------------------------------------------------------------------------------------------
+# Layers
+# ----------------------------------------------------------------------------------------------
+def test_tute_env_imports_neither_agents_nor_torch():
+    code = ("import sys, tute_env, tute_env.tute_v0, tute_env.gym_env, tute_env.table, tute_env.scoring; "
+            "env = tute_env.gym_env.TuteEnv('two_player'); env.reset(seed=0); "
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('agents', 'torch', 'train', 'evaluate')); "
+            "print(bad); sys.exit(1 if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _python_files(*parts):
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        if rel.parts[0] in (".venv", "build") or rel.parts[0].startswith("."):
+            continue
+        yield rel, ast.parse(path.read_text(), str(rel))
+
+
+def test_nothing_in_tute_env_imports_upward():
+    for rel, tree in _python_files():
+        if rel.parts[0] != "tute_env":
+            continue
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            for name in names:
+                assert name.split(".")[0] not in ("agents", "train", "evaluate", "torch"), f"{rel} imports {name}"
+
+
+def test_only_the_table_agents_and_tests_call_act_batch():
+    calls = []
+    for rel, tree in _python_files():
+        if rel.parts[0] in ("agents", "tests") or rel == Path("tute_env/table.py"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "act_batch":
+                calls.append(f"{rel}:{node.lineno}")
+    assert not calls, f"seats run outside the table layer: {calls}"
+
+
+def test_train_and_evaluate_import_from_anywhere(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([sys.executable, "-c", "import train, evaluate; print(train.__file__, evaluate.__file__)"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == [str(ROOT / "train.py"), str(ROOT / "evaluate.py")]
