@@ -20,11 +20,13 @@ For each decision the bot
    When only one deal is consistent (two players once the stock is out: the opponent's hand
    is known) one sample is played, as the deterministic playouts would repeat it.
 
-Score of a finished playout, from the observer's side (see :func:`playout_scores`):
-``+games`` credited if its side won the hand, ``-games`` of the winner otherwise (R9, R8b),
-plus ``point_weight * (own total - best other total) / 100``: the win counts most, the point
-margin breaks ties between actions that win (or lose) equally often and lowers the variance.
-With ``match="target_points"`` (R10) only the point margin counts.
+Score of a finished playout, from the observer's side (see :func:`playout_scores`): the
+observer's reward as :mod:`tute_env.scoring` defines it for the env and training: the win
+(``+games`` credited if its side won the hand, its share of ``-games`` otherwise: R9, R8b) plus
+``point_weight`` times the points reward (own side's total minus the other sides' mean, / 230).
+The win counts most, the points break ties between actions that win (or lose) equally often and
+lower the variance. With ``match="target_points"`` (R10) only the points count. (The default
+weight 1.15 / 230 is the 0.5 / 100 the bot was tuned with.)
 
 Parameters: ``num_samples`` (sampled deals per decision), ``time_budget`` (seconds per
 decision; no more samples are added once it would be exceeded; ``None``: no limit),
@@ -59,6 +61,7 @@ from tute_env.cards import (
 )
 from tute_env.core import ALL_CARDS, BIT, STRONGER, Game, State, beating_cards, pack_sets, unpack_sets
 from tute_env.rules import Rules
+from tute_env.scoring import hand_rewards, points_rewards
 
 from .base import Agent
 from .infoset import InfoSet, decode_infoset
@@ -485,15 +488,14 @@ def playout_policy(game: Game, s: State) -> np.ndarray:
 
 
 def playout_scores(game: Game, s: State, point_weight: float) -> np.ndarray:
-    """Scores of finished lanes for side 0 (the observer's): ``±games`` for a won/lost hand plus
-    ``point_weight * margin / 100`` (margin: own total minus the best other total); with
-    ``match="target_points"`` the margin alone."""
-    totals = s.totals.astype(np.float64)
-    margin = totals[:, 0] - totals[:, 1:].max(axis=1)
-    if game.rules.match == "target_points":
-        return margin / 100.0
-    games = s.games.astype(np.float64)
-    return np.where(s.winner == 0, games, -games) + point_weight * margin / 100.0
+    """Values of finished lanes for seat 0 (the observer): its reward in
+    :mod:`tute_env.scoring`, the win (``+games``, or the loser's share of ``-games``) plus
+    ``point_weight`` times the points reward (own side's total minus the others', / 230); with
+    ``match="target_points"`` the points reward alone."""
+    r = game.rules
+    if r.match == "target_points":
+        return points_rewards(r, s.totals)[:, 0]
+    return hand_rewards(r, "win", s.winner, s.games, s.totals, s.tute_declarer, point_weight)[:, 0]
 
 
 def play_out(game: Game, s: State, policy=playout_policy, max_steps: int = 1000) -> State:
@@ -529,7 +531,7 @@ class PIMCAgent(Agent):
         seed: int = 0,
         num_samples: int | None = None,
         time_budget: float | None = 1.0,
-        point_weight: float = 0.5,
+        point_weight: float = 1.15,
         chunk_lanes: int = 2048,
         playout: str = "rules",
     ):
