@@ -3,7 +3,8 @@
     pip install sb3-contrib
     python examples/maskable_ppo.py --variant two_player --timesteps 50000
 
-The learner plays seat 0 against ``--opponents`` (default ``random``) in the single-agent view
+The learner plays seat 0 against ``--opponents`` (default ``random``; any bot name of
+``agents.make_agent``, made here and passed to the env as a policy object) in the single-agent view
 ``tute_env.gym_env.TuteEnv``; ``action_masks()`` gives MaskablePPO the legal actions, so it
 never plays an illegal card. Observations are ``scaled`` to [0, 1]. CI runs this with
 ``--timesteps 256`` as a smoke test (``tests/test_gym.py``).
@@ -18,11 +19,14 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
+from agents import make_agent
 from tute_env.gym_env import TuteEnv
+from tute_env.rules import make_rules
 
 
 def make_env(variant: str, opponents: str, seed: int) -> TuteEnv:
-    env = TuteEnv(variant, opponents=opponents, scaled=True)
+    """The single-agent view against ``opponents``, a bot name (agents.make_agent)."""
+    env = TuteEnv(variant, opponents=make_agent(opponents, make_rules(variant), seed=seed), scaled=True)
     env.reset(seed=seed)
     return env
 
