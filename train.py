@@ -28,6 +28,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,7 +120,11 @@ class Args:
     checkpoint_every: int = 10
     """Updates between checkpoints."""
     resume: bool = False
-    """Continue from run_dir/checkpoint.pt (which may have been moved there from another run_dir)."""
+    """Continue from run_dir/checkpoint.pt (which may have been moved there from another run_dir);
+    an error where there is none."""
+    overwrite: bool = False
+    """Start afresh in a run_dir that holds a run, deleting its logs and checkpoints (without it,
+    or --resume, train.py refuses: a run is never replaced by accident)."""
     threads: int = 2
     """Torch CPU threads."""
     bf16: bool = False
@@ -314,6 +319,7 @@ def _from_tensor(tensor: torch.Tensor, dtype) -> np.ndarray:
 # Training
 # ------------------------------------------------------------------------------------------------
 def evaluate_learner(net, rules, args, update, writer, history):
+    # Every scalar is logged against learner decisions, so TensorBoard's panels share one axis.
     """Duplicate-deal evaluation (evaluate.py) against each of ``eval_opponents``."""
     agent = PPOAgent(rules, net=net, greedy=True)
     row, results = {"update": update}, []
@@ -322,8 +328,9 @@ def evaluate_learner(net, rules, args, update, writer, history):
                                            progress=False)
         results.append(result)
         row[name] = result.win_rate
-        writer.add_scalar(f"eval/win_rate_vs_{name}", result.win_rate, update)
-        writer.add_scalar(f"eval/point_diff_vs_{name}", result.mean_point_diff, update)
+        step = update * args.num_envs * args.num_steps
+        writer.add_scalar(f"eval/win_rate_vs_{name}", result.win_rate, step)
+        writer.add_scalar(f"eval/point_diff_vs_{name}", result.mean_point_diff, step)
     history.append(row)
     return row, results
 
@@ -452,6 +459,34 @@ def start_log(csv_path: Path, update: int) -> None:
         csv.writer(f).writerows([CSV_FIELDS, *kept])
 
 
+def check_run_dir(args: Args) -> Path:
+    """The run directory, checked before anything is written: a run there is continued only
+    with --resume and replaced only with --overwrite."""
+    run_dir = Path(args.run_dir)
+    has_run = run_dir.is_dir() and any((run_dir / f).exists() for f in RUN_FILES)
+    if args.resume and args.overwrite:
+        raise ValueError("give --resume or --overwrite, not both")
+    if args.resume and not (run_dir / "checkpoint.pt").exists():
+        raise ValueError(f"--resume: there is no checkpoint to resume in {run_dir} (checkpoint.pt)")
+    if has_run and not args.resume and not args.overwrite:
+        raise ValueError(f"{run_dir} holds a run: pass --resume to continue it or --overwrite to start afresh")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"run_dir {run_dir} is a file, not a directory")
+    return run_dir
+
+
+def start_run_dir(run_dir: Path, args: Args) -> None:
+    """Clear a replaced run (--overwrite) and write the run's full settings to config.yaml."""
+    if args.overwrite:
+        for path in [*(run_dir / f for f in RUN_FILES), *run_dir.glob("events.out.tfevents.*")]:
+            path.unlink(missing_ok=True)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    settings = {k: v for k, v in _args_dict(args).items() if k not in ("config", "resume", "overwrite")}
+    with open(run_dir / "config.yaml", "w") as f:
+        f.write("# The full settings of this run: python train.py --config config.yaml reproduces it.\n")
+        yaml.safe_dump(settings, f, sort_keys=False)
+
+
 def resume(checkpoint_path: Path, args: Args, net, optimizer, pool: Pool, games: SelfPlayGames, rng) -> tuple:
     """Load a checkpoint into the run's objects; returns (update, eval_history)."""
     data = load_checkpoint(checkpoint_path)
@@ -482,9 +517,6 @@ def main(argv=None) -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    run_dir = Path(args.run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-
     net = PolicyNet(rules, args.hidden, args.central_critic)
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     pool = Pool(rules, args.bots, args.seed, args.pool_size, args.hidden, args.central_critic)
@@ -492,10 +524,13 @@ def main(argv=None) -> None:
     batch_size = args.num_envs * args.num_steps
     num_updates = max(1, args.total_steps // batch_size)
     update, eval_history = 0, []
+    run_dir = check_run_dir(args)
     checkpoint_path = run_dir / "checkpoint.pt"
-    if args.resume and checkpoint_path.exists():
+    if args.resume:
         update, eval_history = resume(checkpoint_path, args, net, optimizer, pool, games, rng)
-    writer = SummaryWriter(str(run_dir))
+    start_run_dir(run_dir, args)
+    # Points of updates redone after a resume replace the killed run's (purge_step).
+    writer = SummaryWriter(str(run_dir), purge_step=update * batch_size + 1 if update else None)
     csv_path = run_dir / "log.csv"
     start_log(csv_path, update)
 
@@ -581,7 +616,9 @@ def widen_checkpoint(data: dict, net: PolicyNet, old_hidden: list[int]) -> None:
 
 # What a resumed run may change: a run may be extended (total_steps; the learning-rate schedule
 # follows the new total), moved (run_dir), sped up, and widened (hidden, see widen_checkpoint).
-RESUMABLE_CHANGES = ("resume", "progress", "config", "threads", "total_steps", "bf16", "run_dir", "hidden")
+RESUMABLE_CHANGES = ("resume", "overwrite", "progress", "config", "threads", "total_steps", "bf16", "run_dir", "hidden")
+#: What a run writes in its run_dir (and --overwrite deletes).
+RUN_FILES = ("checkpoint.pt", "final.pt", "log.csv", "curves.png", "config.yaml")
 
 
 def _args_dict(args: Args) -> dict:
@@ -605,27 +642,43 @@ def plot_run(run_dir: Path, eval_history: list[dict]) -> None:
         rows = list(csv.DictReader(f))
     if not rows:
         return
-    steps = [int(r["learner_steps"]) for r in rows]
+    steps = np.array([int(r["learner_steps"]) for r in rows])
     fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-    axes[0].plot(steps, [float(r["win_rate"]) for r in rows])
+
+    def curve(ax, key, **kwargs):  # updates where no hand ended log NaN: drawn through, not as gaps
+        y = np.array([float(r[key]) for r in rows])
+        ax.plot(steps[~np.isnan(y)], y[~np.isnan(y)], **kwargs)
+
+    curve(axes[0], "win_rate")
     axes[0].set_title("training win rate vs pool")
-    axes[1].plot(steps, [float(r["entropy"]) for r in rows], label="entropy")
-    axes[1].plot(steps, [float(r["value_loss"]) for r in rows], label="value loss")
+    curve(axes[1], "entropy", label="entropy")
+    curve(axes[1], "value_loss", label="value loss")
     axes[1].legend()
     axes[1].set_title("losses")
+    per_update = steps[0] // int(rows[0]["update"])
     for name in [k for k in (eval_history[0] if eval_history else {}) if k != "update"]:
-        axes[2].plot([e["update"] for e in eval_history], [e[name] for e in eval_history], marker="o", label=name)
+        axes[2].plot([e["update"] * per_update for e in eval_history], [e[name] for e in eval_history], marker="o",
+                     label=name)
     axes[2].axhline(0.5, color="grey", lw=0.5)
     axes[2].set_title("held-out win rate vs bots")
-    axes[2].set_xlabel("update")
     axes[2].legend()
-    for ax in axes[:2]:
+    for ax in axes:
         ax.set_xlabel("learner decisions")
     fig.tight_layout()
     fig.savefig(run_dir / "curves.png", dpi=80)
     plt.close(fig)
 
 
+def cli(argv=None) -> int:
+    """train.py's command line: bad input is one short message and exit code 2."""
+    try:
+        main(argv)
+    except (ValueError, OSError) as err:
+        print(f"train.py: error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
 if __name__ == "__main__":
     os.environ.setdefault("OMP_NUM_THREADS", "2")
-    main()
+    sys.exit(cli())

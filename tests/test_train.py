@@ -79,6 +79,13 @@ def test_killed_run_resumes_with_nothing_lost(tmp_path):
     assert load_checkpoint(killed / "checkpoint.pt")["update"] == 2  # update 3 was lost in the kill
     train.main([*common, "--run-dir", str(killed), "--resume"])
     assert [int(r["update"]) for r in log_rows(killed)] == list(range(1, 7))
+    # TensorBoard shows each update once: the killed run's update 3 is replaced, not repeated.
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(killed))
+    events.Reload()
+    steps = [e.step for e in events.Scalars("losses/entropy")]
+    assert steps == [512 * k for k in range(1, 7)]
     for name, tensor in final_weights(whole).items():
         assert torch.equal(tensor, final_weights(killed)[name]), name
 
@@ -157,3 +164,23 @@ def test_a_run_resumed_with_wider_layers_keeps_its_policy_and_trains_on(tmp_path
     for hidden in (["32", "32"], ["96", "80", "80"]):
         with pytest.raises(ValueError, match="cannot (widen|resume)"):
             train.main(["--config", SMOKE, "--run-dir", str(run), "--resume", "--hidden", *hidden])
+
+
+def test_run_directories_are_never_replaced_by_accident(tmp_path):
+    run = tmp_path / "run"
+    common = ["--config", SMOKE, "--eval-every", "0", "--total-steps", "512", "--run-dir", str(run)]
+    assert train.cli(["--config", SMOKE, "--run-dir", str(run), "--resume"]) == 2  # nothing to resume
+    assert not run.exists()  # ... and nothing written
+    train.main(common)
+    before = (run / "checkpoint.pt").read_bytes()
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), *common], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 2 and "holds a run" in proc.stderr and "Traceback" not in proc.stderr
+    assert (run / "checkpoint.pt").read_bytes() == before
+    # config.yaml holds the run's full settings: it reproduces the run from its directory alone.
+    again = tmp_path / "again"
+    train.main(["--config", str(run / "config.yaml"), "--run-dir", str(again)])
+    for name, tensor in final_weights(run).items():
+        assert torch.equal(tensor, final_weights(again)[name]), name
+    train.main([*common, "--overwrite", "--seed", "2"])
+    assert len(list(run.glob("events.out.tfevents.*"))) == 1 and [r["update"] for r in log_rows(run)] == ["1"]
