@@ -43,32 +43,36 @@ from dataclasses import dataclass
 import numpy as np
 
 from tute_env.cards import (
+    ALL_CARDS,
+    BIT,
     CARD_POINTS,
     CARD_STRENGTH,
     CARD_SUIT,
     DECLARE,
     EXCHANGE,
-    KNIGHT,
+    KNIGHTS,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_FACES,
     PASS,
     SEVEN,
     SING_BASE,
+    STRONGER,
+    SUIT_SET,
     TUTE,
+    U64,
+    beating_cards,
+    pack_sets,
+    popcount,
+    unpack_sets,
 )
-from tute_env.core import ALL_CARDS, BIT, STRONGER, Game, State, beating_cards, pack_sets, unpack_sets
+from tute_env.core import Game, State
 from tute_env.rules import Rules
 
 from .base import Agent
 from .infoset import InfoSet, decode_infoset
 
-U64 = np.uint64
 _ZERO = U64(0)
-
-
-def popcount(x) -> int:
-    return int(x).bit_count()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -380,10 +384,9 @@ def _cost_table() -> np.ndarray:
 _COST_FLAT = _cost_table().ravel()
 _CARD_INDEX = np.arange(NUM_CARDS, dtype=np.intp)
 _POINTS_I = CARD_POINTS.astype(np.int16)
-_KNIGHT_BITS = U64(sum(1 << (suit * NUM_FACES + KNIGHT) for suit in range(4)))
 # Knight bits of the sung suits, indexed by a 4-bit "suit sung" pattern.
 _SUNG_KNIGHT = np.array(
-    [sum(1 << (suit * NUM_FACES + KNIGHT) for suit in range(4) if p >> suit & 1) for p in range(16)], dtype=U64
+    [int(KNIGHTS) & sum(int(SUIT_SET[suit]) for suit in range(4) if p >> suit & 1) for p in range(16)], dtype=U64
 )
 _FACE_STRENGTH = CARD_STRENGTH[:NUM_FACES]
 # _MASTER_FACES[p]: faces of one suit stronger than every face in the 10-bit pattern p.
@@ -394,7 +397,7 @@ _MASTER_FACES = np.array(
     ],
     dtype=U64,
 )
-_TEN_BITS = U64((1 << NUM_FACES) - 1)
+_TEN_BITS = SUIT_SET[0]  # one suit's ten cards, as the low ten bits
 
 
 def _sung_index(sung_by: np.ndarray) -> np.ndarray:
@@ -439,7 +442,7 @@ def playout_policy(game: Game, s: State) -> np.ndarray:
     outside = ALL_CARDS & ~np.bitwise_or.reduce(s.played, axis=1) & ~hand
     best = np.maximum(s.best_card, 0).astype(np.intp)
     beats = beating_cards(best, trump)  # leading lanes: of card 0, harmless (the lead rows ignore it)
-    pairs = hand & (hand >> U64(1)) & _KNIGHT_BITS  # the knight bit of each pair held
+    pairs = hand & (hand >> U64(1)) & KNIGHTS  # the knight bit of each pair held
     pairs &= ~_SUNG_KNIGHT[_sung_index(s.sung_by)]
     # One byte per card: legal | beats << 1 | keep << 2 | master << 3, from 40-bit sets.
     code = unpack_sets(s.legal).view(np.uint8)

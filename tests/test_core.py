@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from numpy_observation import numpy_observation  # tests/numpy_observation.py
 
-from tute_env.cards import CARD_POINTS, NUM_ACTIONS, card_id
-from tute_env.core import Game, pack_sets, unpack_sets
+from tute_env.cards import CARD_POINTS, NUM_ACTIONS, card_id, pack_sets, unpack_sets
+from tute_env.core import Game
 from tute_env.core import random_legal_actions as random_actions
 from tute_env.deal import Deal, random_deals
 from tute_env.observation import (

@@ -22,10 +22,9 @@ from agents.pimc import (
     build_states,
     deal_constraints,
     play_out,
-    popcount,
     sample_deals,
 )
-from tute_env.cards import NUM_ACTIONS
+from tute_env.cards import NUM_ACTIONS, popcount
 from tute_env.core import Game
 from tute_env.core import random_legal_actions as random_actions
 from tute_env.observation import encode_observation

@@ -42,79 +42,39 @@ import numba
 import numpy as np
 
 from .cards import (
+    BIT,
     CARD_POINTS,
-    CARD_STRENGTH,
     CARD_SUIT,
     DECLARE,
     EXCHANGE,
     FOLLOW,
-    KING,
-    KNIGHT,
+    KINGS,
+    KNIGHTS,
     LAST_TRICK_BONUS,
     LEAD,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_FACES,
+    PAIR_SET,
     PASS,
     SEVEN,
     SING_BASE,
+    SUIT_SET,
     TUTE,
     TWO,
+    U64,
     action_str,
+    beating_set,
+    unpack_sets,
 )
 from .deal import Deals, random_deals
 from .rules import Rules, make_rules
 
-U64 = np.uint64
-
-# Card-set tables, each indexed by card id or suit, as uint64 40-bit sets.
-BIT = np.array([1 << c for c in range(NUM_CARDS)], dtype=U64)
-SUIT_SET = np.array([((1 << NUM_FACES) - 1) << (NUM_FACES * s) for s in range(4)], dtype=U64)
-ALL_CARDS = U64((1 << NUM_CARDS) - 1)
-#: Cards of the same suit that beat card c.
-STRONGER = np.array(
-    [
-        sum(1 << d for d in range(NUM_CARDS) if CARD_SUIT[d] == CARD_SUIT[c] and CARD_STRENGTH[d] > CARD_STRENGTH[c])
-        for c in range(NUM_CARDS)
-    ],
-    dtype=U64,
-)
-#: King and knight of each suit: a cante (R8).
-PAIR_SET = np.array([(1 << (s * NUM_FACES + KING)) | (1 << (s * NUM_FACES + KNIGHT)) for s in range(4)], dtype=U64)
-KINGS = U64(sum(1 << (s * NUM_FACES + KING) for s in range(4)))
-KNIGHTS = U64(sum(1 << (s * NUM_FACES + KNIGHT) for s in range(4)))
 # R7 after_win: the 7 of trumps takes a turned A, 3 or court card; the 2 a turned 4..7.
 _SEVEN_TAKES_FACE = np.zeros(NUM_FACES, bool)
 _SEVEN_TAKES_FACE[[0, 2, 7, 8, 9]] = True
 _TWO_TAKES_FACE = np.zeros(NUM_FACES, bool)
 _TWO_TAKES_FACE[[3, 4, 5, 6]] = True
-
-
-@numba.njit(cache=True, error_model="numpy")
-def beating_set(best_card, trump):
-    """uint64: the cards that beat ``best_card`` (a higher card of its suit, or any trump over a
-    non-trump), given the trump suit; ``best_card`` -1 (no trick yet) gives every card. Compiled,
-    for one game: call it from numba code, or use :func:`beating_cards` on arrays."""
-    if best_card < 0:
-        return ALL_CARDS
-    beats = STRONGER[best_card]
-    if CARD_SUIT[best_card] != trump:
-        beats |= SUIT_SET[trump]
-    return beats
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _beating_sets(best_card, trump):
-    out = np.empty(best_card.shape, U64)
-    for i in range(best_card.size):
-        out.flat[i] = beating_set(best_card.flat[i], trump.flat[i])
-    return out
-
-
-def beating_cards(best_card: np.ndarray, trump: np.ndarray) -> np.ndarray:
-    """uint64 array: :func:`beating_set` of each ``best_card`` and ``trump`` (same shapes)."""
-    best_card, trump = np.broadcast_arrays(np.asarray(best_card, np.int64), np.asarray(trump, np.int64))
-    return _beating_sets(np.ascontiguousarray(best_card), np.ascontiguousarray(trump))
 
 
 @dataclass
@@ -228,13 +188,6 @@ _StateArrays = namedtuple("_StateArrays", [f.name for f in dataclasses.fields(St
 _get_fields = operator.attrgetter(*_StateArrays._fields)
 
 
-def unpack_sets(sets: np.ndarray, width: int = NUM_CARDS) -> np.ndarray:
-    """Bits of uint64 sets as a bool array with a trailing axis of ``width``."""
-    sets = np.ascontiguousarray(sets, dtype=U64)
-    bits = np.unpackbits(sets.view(np.uint8).reshape(*sets.shape, 8), axis=-1, bitorder="little")
-    return bits[..., :width].view(bool)
-
-
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of a (B, 47) mask (0 for a row with none).
     Draws one uniform number per row from ``rng``."""
@@ -257,14 +210,6 @@ def _kth_true(mask, u):
                     break
                 k -= 1
     return out
-
-
-def pack_sets(bits: np.ndarray) -> np.ndarray:
-    """Inverse of :func:`unpack_sets`: bool (..., width <= 64) to uint64 sets."""
-    bits = np.asarray(bits, dtype=bool)
-    padded = np.zeros((*bits.shape[:-1], 64), dtype=bool)
-    padded[..., : bits.shape[-1]] = bits
-    return np.packbits(padded, axis=-1, bitorder="little").view(U64)[..., 0]
 
 
 class Game:
