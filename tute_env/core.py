@@ -77,6 +77,25 @@ _TWO_TAKES_FACE = np.zeros(NUM_FACES, bool)
 _TWO_TAKES_FACE[[3, 4, 5, 6]] = True
 
 
+@numba.njit(cache=True, error_model="numpy")
+def exchange_gives(exchange_rule, trump, turned):
+    """The card an exchange gives up for the ``turned`` card (R7), -1 if none may take it.
+
+    ``exchange_rule``: 0 off (-1), 1 seven_on_lead (the 7 of trumps), 2 after_win (the 7 of
+    trumps for a turned A, 3 or court card, the 2 for a turned 4..7, none for a turned 2).
+    ``turned`` -1 (no turned card) gives -1. Whether the seat holds that card, and may exchange
+    now, is for the caller (the kernel's legality; :meth:`Game.exchange_gives` on a batch).
+    Compiled, for one game."""
+    if exchange_rule == 0 or turned < 0:
+        return -1
+    face = turned % NUM_FACES
+    if exchange_rule == 2 and _TWO_TAKES_FACE[face]:
+        return trump * NUM_FACES + TWO
+    if exchange_rule == 2 and not _SEVEN_TAKES_FACE[face]:
+        return -1
+    return trump * NUM_FACES + SEVEN
+
+
 @dataclass
 class State:
     """B games. Seats are absolute (0..n-1); sides are ``seat % 2`` with partnerships, else seats.
@@ -338,6 +357,13 @@ class Game:
         caches them; recompute after changing a state's fields directly)."""
         return _rules_kernel(self._config, s.arrays(), _NO_ACTIONS, _NO_LANES, False)[2]
 
+    def exchange_gives(self, state: State) -> np.ndarray:
+        """(B,) int8: the card the seat to act gives up for the turned card by exchanging now
+        (R7: the 7 of trumps; with ``exchange="after_win"`` the 2 for a turned 4..7); -1 where
+        the exchange is not legal (``EXCHANGE`` not in ``State.legal``). The compiled rules
+        step an exchange with the same :func:`exchange_gives`."""
+        return _exchange_gives_lanes(self._config[_EXCHANGE], state.trump, state.turned_card, state.legal)
+
     def step(self, state: State, actions, active=None) -> State:
         """Apply one action per game for its seat to act, in place; returns ``state``.
 
@@ -380,6 +406,16 @@ _ZERO = U64(0)
 _ACTION_BIT = np.array([1 << a for a in range(NUM_ACTIONS)], dtype=U64)
 _FINISHED, _OUT_OF_RANGE, _ILLEGAL = 1, 2, 3  # _rules_kernel's error codes
 _NO_ACTIONS, _NO_LANES = np.zeros(0, np.int64), np.zeros(0, bool)
+
+@numba.njit(cache=True, error_model="numpy")
+def _exchange_gives_lanes(exchange_rule, trump, turned_card, legal):
+    """Game.exchange_gives: exchange_gives of the lanes where the exchange is legal, else -1."""
+    out = np.full(len(legal), -1, np.int8)
+    for b in range(len(legal)):
+        if (legal[b] & _ACTION_BIT[EXCHANGE]) != _ZERO:
+            out[b] = exchange_gives(exchange_rule, trump[b], turned_card[b])
+    return out
+
 
 # Game._config: the rules options the compiled code reads, by index.
 (_N, _PARTNERSHIPS, _HAS_STOCK, _STOCK_SIZE, _NUM_TRICKS, _STOCK_DUTY, _EXCHANGE, _SINGERS_SIDE,
@@ -489,18 +525,10 @@ def _rules_kernel(cfg, st, actions, active, stepping):
             out |= declarations(b, seat)
         if kind == DECLARE:
             out |= _ACTION_BIT[PASS]
-        turned = turned_card[b]
-        if exchange_rule != 0 and kind == LEAD and not exchanged[b] and turned >= 0 and to_draw[b] > 0:
-            has_seven = (hand & BIT[trump[b] * NUM_FACES + SEVEN]) != 0
-            if exchange_rule == 1:  # seven_on_lead
-                can = has_seven
-            else:  # after_win
-                has_two = (hand & BIT[trump[b] * NUM_FACES + TWO]) != 0
-                face = turned % NUM_FACES
-                can = tricks_played[b] > 0 and (
-                    (has_seven and _SEVEN_TAKES_FACE[face]) or (has_two and _TWO_TAKES_FACE[face])
-                )
-            if can:
+        if exchange_rule != 0 and kind == LEAD and not exchanged[b] and to_draw[b] > 0:
+            # R7: holding the card that takes the turned one; after_win, only after a trick won.
+            give = exchange_gives(exchange_rule, trump[b], turned_card[b])
+            if give >= 0 and (hand & BIT[give]) != _ZERO and (exchange_rule == 1 or tricks_played[b] > 0):
                 out |= _ACTION_BIT[EXCHANGE]
         return out
 
@@ -621,9 +649,7 @@ def _rules_kernel(cfg, st, actions, active, stepping):
         card."""
         seat = current[b]
         turned = turned_card[b]
-        give = trump[b] * NUM_FACES + SEVEN
-        if exchange_rule == 2 and _TWO_TAKES_FACE[turned % NUM_FACES]:
-            give = trump[b] * NUM_FACES + TWO
+        give = exchange_gives(exchange_rule, trump[b], turned)
         hands[b, seat] = (hands[b, seat] & ~BIT[give]) | BIT[turned]
         known[b, seat] |= BIT[turned]
         cannot_hold[b, seat] &= ~BIT[turned]
