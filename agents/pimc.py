@@ -48,14 +48,10 @@ from tute_env.cards import (
     CARD_POINTS,
     CARD_STRENGTH,
     CARD_SUIT,
-    DECLARE,
-    EXCHANGE,
     KNIGHTS,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_FACES,
-    PASS,
-    SEVEN,
     SING_BASE,
     STRONGER,
     SUIT_SET,
@@ -70,6 +66,7 @@ from tute_env.core import Game, State
 from tute_env.rules import Rules
 
 from .base import Agent
+from .greedy import declaration_actions
 from .infoset import InfoSet, decode_infoset
 
 _ZERO = U64(0)
@@ -416,8 +413,9 @@ def master_cards(outside: np.ndarray) -> np.ndarray:
 def playout_policy(game: Game, s: State) -> np.ndarray:
     """A cheap rule-based action for the seat to act in every lane (0 in finished lanes).
 
-    Declarations first: Tute, then a cante (the 40 before any 20), then the exchange when the
-    turned card is stronger than the card given; a declaration turn without one passes. Cards,
+    Declarations and the exchange first, as the other rule-based bots
+    (:func:`agents.greedy.declaration_actions`: Tute, the exchange when it brings a stronger
+    trump, the best cante, else pass a declaration turn). Cards,
     by a cost (lowest wins) that sees only the seat's hand and public information. A *master*
     card is one that no card still out (not played, not in the seat's hand) beats in its suit.
 
@@ -471,19 +469,8 @@ def playout_policy(game: Game, s: State) -> np.ndarray:
     action = np.take(_COST_FLAT, index).argmin(axis=1)
 
     # Declarations and the exchange keep the turn; take them before playing a card.
-    legal = unpack_sets(s.legal, NUM_ACTIONS)
-    if r.exchange != "off":
-        turned = np.maximum(s.turned_card, 0).astype(np.intp)
-        seven = trump * NUM_FACES + SEVEN
-        good = (CARD_STRENGTH[turned] > CARD_STRENGTH[seven]) | (r.exchange == "after_win")
-        action = np.where(legal[:, EXCHANGE] & good, EXCHANGE, action)
-    sing = legal[:, SING_BASE:TUTE]
-    any_sing = sing.any(axis=1)
-    sing_suit = np.where(sing[lanes, trump], trump, sing.argmax(axis=1))
-    action = np.where(any_sing, SING_BASE + sing_suit, action)
-    action = np.where(legal[:, TUTE], TUTE, action)
-    declare_only = (s.decision == DECLARE) & ~any_sing & ~legal[:, TUTE]
-    action = np.where(declare_only, PASS, action)
+    declaration = declaration_actions(unpack_sets(s.legal, NUM_ACTIONS), trump, s.turned_card, r)
+    action = np.where(declaration >= 0, declaration, action)
     return np.where(s.done, 0, action).astype(np.int64)
 
 
