@@ -46,7 +46,6 @@ CARD_FACE = np.tile(np.arange(NUM_FACES, dtype=np.int8), NUM_SUITS)
 CARD_STRENGTH = np.array([_STRENGTH_BY_FACE[FACES[f]] for f in CARD_FACE], dtype=np.int8)
 #: ``CARD_POINTS[c]``: card points (A 11, 3 10, R 4, C 3, S 2, else 0), shape (40,), int8.
 CARD_POINTS = np.array([_POINTS_BY_FACE.get(FACES[f], 0) for f in CARD_FACE], dtype=np.int8)
-TOTAL_CARD_POINTS = 120
 LAST_TRICK_BONUS = 10
 
 # Actions (public ids).
@@ -97,23 +96,10 @@ def _check_card(card) -> int:
     return int(card)
 
 
-def mask_of(cards: Iterable[int | str]) -> int:
-    """40-bit set of the given cards (ids or strings)."""
-    bits = 0
-    for c in to_cards(cards):
-        bits |= 1 << c
-    return bits
-
-
 def cards_of(mask: int) -> list[int]:
     """Card ids in a 40-bit set, ascending."""
     mask = int(mask)
     return [c for c in range(NUM_CARDS) if mask >> c & 1]
-
-
-def suit_mask(suit: int) -> int:
-    """40-bit set of one suit's ten cards."""
-    return ((1 << NUM_FACES) - 1) << (suit * NUM_FACES)
 
 
 def action_str(action: int) -> str:
