@@ -1,4 +1,5 @@
-"""The greedy bot (level "easy") and the vectorised card tables the rule-based bots share.
+"""The greedy bot (level "easy"), and the vectorised card tables and declaration policy
+(:func:`declaration_actions`) the rule-based bots share.
 
 :class:`GreedyAgent` is a one-ply player. Per decision, in this order:
 

@@ -1,4 +1,4 @@
-"""The batched rules core: B games of Tute stepped at once with numpy.
+"""The batched rules core: B games of Tute as numpy arrays, stepped by rules compiled with numba.
 
 This is the one implementation of the rules (RULES.md); the env, the bots, evaluation and
 training all call it. It imports neither PettingZoo nor torch.
@@ -15,7 +15,8 @@ Design:
 
 * The state is a :class:`State` of arrays with a leading batch axis; each lane is its own game
   and lanes need not be in step. B = 1 is the same code path.
-* Sets of cards (hands, cards played, ...) are 40-bit sets in ``uint64``, so legality is a few
+* Sets of cards (hands, cards played, ...) are 40-bit sets in ``uint64`` (their tables, such as
+  ``BIT``, ``SUIT_SET`` and ``beating_set``, are in :mod:`tute_env.cards`), so legality is a few
   bitwise operations per game. The set of legal actions is kept in the state as a 47-bit set
   (``State.legal``), recomputed after each step: the mask is one unpacking and validating an
   action is one bit test.
