@@ -176,10 +176,39 @@ def test_exchange_gives_what_an_exchange_moves(exchange):
     assert (game.exchange_gives(state) == -1).all()  # once per hand
 
 
-def test_state_is_small():
-    for preset in PRESET_NAMES:
-        state = Game(preset).random_state(0, 1000)
-        assert state.nbytes / 1000 <= 1024
+# Every State field's dtype and shape for one game: n seats, s sides, k face-down stock cards.
+STATE_FIELDS = {
+    "uint64": {"hands": "n", "played": "n", "known": "n", "cannot_hold": "n", "legal": ""},
+    "int8": {
+        "trick": "n", "trick_leader": "", "trick_size": "", "best_card": "", "best_seat": "",
+        "current": "", "decision": "", "dealer": "", "trump": "", "turned_card": "", "stock": "k",
+        "stock_next": "", "to_draw": "", "tricks_played": "", "last_winner": "", "last_won": "s",
+        "sung_by": "4", "tute_declarer": "", "winner": "", "games": "",
+    },
+    "int16": {"card_points": "s", "last_trick_bonus": "s", "cante_points": "s"},
+    "bool": {"sang_twenty": "n", "declared": "n", "exchanged": "", "done": ""},
+}
+# Bytes per game the README and docs/core_speed.md state.
+CLAIMED_BYTES = {"partnership": 184, "two_player": 137}
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_state_size_is_exactly_its_fields(preset):
+    game = Game(preset)
+    r = game.rules
+    dims = {"n": r.num_players, "s": r.num_sides, "k": r.stock_size, "4": 4}
+    batch = 50
+    state = game.random_state(0, batch)
+    expected = 0
+    for dtype, fields in STATE_FIELDS.items():
+        for name, dim in fields.items():
+            shape = (dims[dim],) if dim else ()
+            array = getattr(state, name)
+            assert array.dtype == np.dtype(dtype) and array.shape == (batch, *shape), name
+            expected += np.dtype(dtype).itemsize * int(np.prod(shape))
+    assert sorted(f for fields in STATE_FIELDS.values() for f in fields) == sorted(state.arrays()._fields)
+    assert state.nbytes == expected * batch
+    assert expected == CLAIMED_BYTES.get(preset, expected)
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
