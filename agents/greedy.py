@@ -1,4 +1,5 @@
-"""The greedy bot (level "easy") and the vectorised card tables the rule-based bots share.
+"""The greedy bot (level "easy"), and the vectorised card tables and declaration policy
+(:func:`declaration_actions`) the rule-based bots share.
 
 :class:`GreedyAgent` is a one-ply player. Per decision, in this order:
 
@@ -57,25 +58,31 @@ _NO_CARD = np.int16(1000)
 
 
 def declaration_actions(masks: np.ndarray, trump: np.ndarray, turned_card: np.ndarray, rules: Rules) -> np.ndarray:
-    """(B,) the declaration or exchange to make first, -1 where none: Tute, else the exchange
-    when it brings a stronger trump, else the best cante (40 before 20), else pass on a
-    declaration turn."""
-    b = len(masks)
-    lanes = np.arange(b)
-    out = np.full(b, -1, np.int64)
+    """(B,) the declaration or exchange to make before playing a card, -1 where none: the one
+    declaration policy of the rule-based bots (greedy, heuristic and PIMC's playouts).
+
+    ``masks``: (B, 47) legal actions; ``trump``: (B,) trump suits; ``turned_card``: (B,) the
+    turned card, -1 if none. In this order:
+
+    1. Tute (R8b): it ends the hand, won;
+    2. the exchange (R7) when it brings a stronger trump: the turned card beats the 7 of trumps
+       given for it (with ``exchange="after_win"`` every legal exchange does, the 2 being given
+       only for a turned 4..7);
+    3. the best cante, the 40 before a 20 (R8);
+    4. pass, on a declaration turn with nothing to declare.
+
+    The exchange comes before a cante: it keeps the turn (the seat still leads, and may still
+    declare), gives up no king or knight, and the card it takes may complete a pair, so
+    exchanging first can only add a cante.
+    """
+    lanes = np.arange(len(masks))
     sing = masks[:, SING_BASE:TUTE]
-    sing_suit = np.where(sing[lanes, trump], trump, sing.argmax(axis=1))
-    out[sing.any(axis=1)] = SING_BASE + sing_suit[sing.any(axis=1)]
-    # The exchange gives up the 7 of trumps (or, after_win, the 2 for a turned 4..7): worth it
-    # when the turned card is stronger. Before singing: the turned card may complete a pair.
-    # (after_win only allows exchanges that bring a stronger card.)
-    better = CARD_STRENGTH[np.maximum(turned_card, 0)] > CARD_STRENGTH[SEVEN]
-    if rules.exchange == "after_win":
-        better = np.ones(b, bool)
-    out[masks[:, EXCHANGE] & better] = EXCHANGE
-    out[masks[:, TUTE]] = TUTE
-    out[(out < 0) & masks[:, PASS]] = PASS
-    return out
+    best_cante = SING_BASE + np.where(sing[lanes, trump], trump, sing.argmax(axis=1))
+    out = np.where(sing.any(axis=1), best_cante, np.where(masks[:, PASS], PASS, -1))
+    stronger = CARD_STRENGTH[np.maximum(turned_card, 0)] > CARD_STRENGTH[SEVEN]
+    worth = stronger | (rules.exchange == "after_win")
+    out = np.where(masks[:, EXCHANGE] & worth, EXCHANGE, out)
+    return np.where(masks[:, TUTE], TUTE, out).astype(np.int64)
 
 
 def least_valuable(cards: np.ndarray, trump: np.ndarray) -> np.ndarray:

@@ -52,24 +52,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from tute_env.cards import CARD_POINTS, CARD_STRENGTH, CARD_SUIT, FOLLOW, KING, KNIGHT, LEAD, NUM_CARDS
-from tute_env.core import BIT, PAIR_SET, STRONGER, SUIT_SET, unpack_sets
+from tute_env.cards import (
+    ALL_CARDS,
+    BIT,
+    CARD_POINTS,
+    CARD_STRENGTH,
+    CARD_SUIT,
+    FOLLOW,
+    KING,
+    KINGS,
+    KNIGHT,
+    KNIGHTS,
+    LEAD,
+    NUM_CARDS,
+    NUM_FACES,
+    PAIR_SET,
+    STRONGER,
+    SUIT_SET,
+    U64,
+    popcount,
+    unpack_sets,
+)
 from tute_env.rules import Rules
 
 from .base import Agent
 from .greedy import VALUE_KEY, declaration_actions
 from .infoset import InfoSet, decode_infoset
 
-U64 = np.uint64
-_ALL = U64((1 << NUM_CARDS) - 1)
 _POINTS = CARD_POINTS.astype(np.float64)
 _STRENGTH = CARD_STRENGTH.astype(np.float64)
-_KINGS = U64(sum(1 << (s * 10 + KING) for s in range(4)))
-_KNIGHTS = U64(sum(1 << (s * 10 + KNIGHT) for s in range(4)))
 #: ``_BREAKS[c, s]``: card c is the king or knight of suit s (playing it breaks that pair).
 _BREAKS = np.zeros((NUM_CARDS, 4), bool)
 for _s in range(4):
-    _BREAKS[_s * 10 + KING, _s] = _BREAKS[_s * 10 + KNIGHT, _s] = True
+    _BREAKS[_s * NUM_FACES + KING, _s] = _BREAKS[_s * NUM_FACES + KNIGHT, _s] = True
 _SUIT_OF = CARD_SUIT.astype(np.intp)
 
 # Tuning constants (points).
@@ -92,14 +107,6 @@ CASH_BONUS = 3.0  # leading a sure winner
 SING_NOW = 1.0  # weight of singing right after this trick (the pair could also be sung later)
 FREE_TRUMP_WILL = 0.3  # free phase: chance an opponent trumps a trick worth little
 FREE_TRUMP_WILL_RICH = 0.85  # ... a trick worth 10 or more
-
-
-def popcount(x: np.ndarray) -> np.ndarray:
-    """Bits set in each uint64."""
-    x = np.asarray(x, dtype=U64)
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(x).astype(np.int16)
-    return np.unpackbits(x[..., None].view(np.uint8), axis=-1).sum(axis=-1).astype(np.int16)
 
 
 class _Seat:
@@ -170,7 +177,7 @@ def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
 
     # --- card counting -----------------------------------------------------------------------
     shown_bit = np.where(info.shown_card >= 0, BIT[np.maximum(info.shown_card, 0)], U64(0))
-    hidden = _ALL & ~hand & ~info.all_played
+    hidden = ALL_CARDS & ~hand & ~info.all_played
     if rules.has_stock:
         hidden &= ~shown_bit  # the turned card lies on the table (drawn last, or out of play)
     in_trick = info.trick >= 0
@@ -284,9 +291,9 @@ def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
     top, second = cante_value[lanes, order[:, 0]], cante_value[lanes, order[:, 1]]
     sing_after = np.where(_BREAKS[:, order[:, 0]].T, second[:, None], top[:, None])  # (B, 40)
     if rules.tute != "off":
-        tute_hand = ((hand & _KINGS) == _KINGS) | ((hand & _KNIGHTS) == _KNIGHTS)
-        tute_cards = np.where((hand & _KINGS) == _KINGS, _KINGS, U64(0)) | np.where(
-            (hand & _KNIGHTS) == _KNIGHTS, _KNIGHTS, U64(0))
+        tute_hand = ((hand & KINGS) == KINGS) | ((hand & KNIGHTS) == KNIGHTS)
+        tute_cards = np.where((hand & KINGS) == KINGS, KINGS, U64(0)) | np.where(
+            (hand & KNIGHTS) == KNIGHTS, KNIGHTS, U64(0))
         tute_after = np.where(tute_hand[:, None] & ((BIT[None, :] & tute_cards[:, None]) == 0), 100.0, 0.0)
         sing_after = np.maximum(sing_after, tute_after)
     sing_after = np.where(last_trick[:, None], 0.0, sing_after)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tute_env.core import BIT, pack_sets
+from tute_env.cards import ALL_CARDS, BIT, pack_sets
 from tute_env.observation import observation_layout
 from tute_env.rules import Rules
 
@@ -80,7 +80,7 @@ class InfoSet:
         """(B,) uint64: cards the observer has not seen, in other hands or the face-down stock:
         the cards a sampler deals out."""
         shown = np.where(self.shown_card >= 0, BIT[np.maximum(self.shown_card, 0)], np.uint64(0))
-        return np.uint64((1 << 40) - 1) & ~(self.hand | self.all_played | shown)
+        return ALL_CARDS & ~(self.hand | self.all_played | shown)
 
     @property
     def best_card(self) -> np.ndarray:

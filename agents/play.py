@@ -79,16 +79,9 @@ def describe_action(rules: Rules, state: State, action: int, lane: int = 0) -> s
     if action == TUTE:
         return f"{text}: declare Tute (all four kings or knights), wins the hand"
     if action == EXCHANGE:
-        give = _exchange_gives(rules, state, lane)
+        give = int(Game(rules).exchange_gives(state)[lane])
         return f"{text}: give your {card_str(give)} for the turned {card_str(int(state.turned_card[lane]))}"
     return f"{text}: do not declare now"
-
-
-def _exchange_gives(rules: Rules, state: State, lane: int) -> int:
-    trump, turned = int(state.trump[lane]), int(state.turned_card[lane])
-    if rules.exchange == "after_win" and 3 <= turned % NUM_FACES <= 6:
-        return trump * NUM_FACES + 1  # the 2 takes a turned 4..7
-    return trump * NUM_FACES + SEVEN
 
 
 def narrate(rules: Rules, seat: int, action: int, state: State, lane: int = 0, you: int | None = None) -> str:
@@ -104,7 +97,7 @@ def narrate(rules: Rules, seat: int, action: int, state: State, lane: int = 0, y
     if action == TUTE:
         return f"{who} {'declare' if who == 'You' else 'declares'} Tute!"
     if action == EXCHANGE:
-        give = _exchange_gives(rules, state, lane)
+        give = int(Game(rules).exchange_gives(state)[lane])
         return (f"{who} {'exchange' if who == 'You' else 'exchanges'} the {card_str(give)} for the turned "
                 f"{card_str(int(state.turned_card[lane]))}")
     return f"{who} {'pass' if who == 'You' else 'passes'}"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tute_env.cards import CARD_POINTS, NUM_CARDS
-from tute_env.core import ALL_CARDS, BIT, STRONGER, State, beating_cards, pack_sets, unpack_sets
+from tute_env.cards import ALL_CARDS, BIT, CARD_POINTS, NUM_CARDS, STRONGER, beating_cards, pack_sets, unpack_sets
+from tute_env.core import State
 from tute_env.rules import Rules
 
 

@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from tute_env.cards import action_id, action_str, card_id
+from agents.greedy import declaration_actions
+from agents.pimc import playout_policy
+from tute_env.cards import EXCHANGE, NUM_ACTIONS, PASS, SING_BASE, TUTE, action_id, action_str, card_id
 from tute_env.core import Game
 from tute_env.table import Table
 from tute_env.deal import Deal
@@ -193,6 +195,53 @@ def test_exchanges_the_seven_for_a_better_turned_card(bot):
     assert _decide(rules, _state(rules, _deal(rules, hands, "Ac", dealer=1)), bot) == "exchange"
     # A turned 4 of trumps is weaker than the 7: keep the 7.
     assert _decide(rules, _state(rules, _deal(rules, hands, "4c", dealer=1)), bot) != "exchange"
+
+
+def test_declaration_order_tute_exchange_cante_pass():
+    """The one declaration policy: Tute, then a worthwhile exchange, then the best cante, then
+    pass on a declaration turn."""
+
+    def row(*actions):
+        mask = np.zeros(NUM_ACTIONS, bool)
+        mask[[action_id(a) for a in actions]] = True
+        return mask
+
+    rows = [  # (legal actions, turned card, choice); trumps are copas
+        (("Ao", "sing-o", "exchange", "tute"), "Ac", TUTE),
+        (("Ao", "sing-o", "sing-c", "exchange"), "Ac", EXCHANGE),
+        (("Ao", "sing-o", "exchange"), "4c", SING_BASE),  # a turned 4 is weaker than the 7 given
+        (("Ao", "sing-o", "sing-c"), "Ac", SING_BASE + 1),  # the 40 before a 20
+        (("sing-e", "sing-b", "pass"), "Ac", SING_BASE + 2),
+        (("pass",), "Ac", PASS),
+        (("Ao", "2o"), "Ac", -1),
+    ]
+    masks = np.array([row(*r[0]) for r in rows])
+    turned = np.array([card_id(r[1]) for r in rows])
+    trump = np.ones(len(rows), np.intp)
+    expected = [r[2] for r in rows]
+    assert declaration_actions(masks, trump, turned, make_rules("two_player")).tolist() == expected
+    # With after_win, the 2 is given for a turned 4: always worth it.
+    after_win = make_rules("two_player", exchange="after_win")
+    assert declaration_actions(masks[2:3], trump[:1], turned[2:3], after_win).tolist() == [EXCHANGE]
+
+
+@pytest.mark.parametrize("bot", ["greedy", "heuristic", "pimc playouts"])
+def test_exchange_before_singing_may_complete_a_pair(bot):
+    """Seat 0 won a trick holding Ro Co (a 20), the 7 and the knight of trumps (copas), the king
+    Rc turned: every bot exchanges first, then sings the 40 the exchange completed."""
+    rules = make_rules("two_player")
+    hands = ["7c Cc Ro Co Ae 4o 5b 6b", "2o 6o Ac 3c 2b 5e 6e 7e"]
+    state = _state(rules, _deal(rules, hands, "Rc", dealer=1), "Ae 5e")
+    game = Game(rules)
+
+    def decide():
+        if bot == "pimc playouts":
+            return action_str(int(playout_policy(game, state)[0]))
+        return _decide(rules, state, bot)
+
+    assert decide() == "exchange"
+    game.step(state, np.array([EXCHANGE]))
+    assert decide() == "sing-c"
 
 
 @pytest.mark.parametrize("bot", ["greedy", "heuristic"])

@@ -24,6 +24,37 @@ def test_r1_strength_and_points():
     assert [cards.CARD_POINTS[card_id(f + "b")] for f in "A3RCS7"] == [11, 10, 4, 3, 2, 0]
 
 
+def test_card_sets():
+    def cards_in(card_set):
+        return {card_str(c) for c in cards.cards_of(card_set)}
+
+    assert cards_in(cards.SUIT_SET[2]) == {f + "e" for f in "A234567SCR"}
+    assert cards_in(cards.PAIR_SET[1]) == {"Rc", "Cc"}
+    assert cards_in(cards.KINGS) == {"Ro", "Rc", "Re", "Rb"} and cards_in(cards.KNIGHTS) == {"Co", "Cc", "Ce", "Cb"}
+    assert cards_in(cards.STRONGER[card_id("Ro")]) == {"Ao", "3o"}
+    assert cards.ALL_CARDS == np.bitwise_or.reduce(cards.BIT) == np.bitwise_or.reduce(cards.SUIT_SET)
+    # The cards beating a trick's best card: higher of its suit, and any trump over a plain card.
+    assert cards_in(cards.beating_set(card_id("Ro"), 1)) == {"Ao", "3o"} | cards_in(cards.SUIT_SET[1])
+    assert cards_in(cards.beating_set(card_id("Rc"), 1)) == {"Ac", "3c"}
+    assert cards.beating_set(-1, 0) == cards.ALL_CARDS
+    best, trump = np.array([[-1, 9], [19, 9]]), np.array([0, 1])
+    assert (cards.beating_cards(best, trump) == [[cards.beating_set(int(c), int(t)) for c, t in zip(row, trump)]
+                                                 for row in best]).all()
+
+
+def test_popcount_contract():
+    sets = np.array([[0, 1, 0b1011], [int(cards.ALL_CARDS), 1 << 63, 7]], dtype=np.uint64)
+    counts = cards.popcount(sets)
+    assert counts.dtype == np.int64 and counts.tolist() == [[0, 1, 3], [40, 1, 3]]
+    assert cards.popcount([int(cards.KINGS)]).tolist() == [4]
+    # A Python int or numpy scalar gives a Python int.
+    for one in (int(cards.ALL_CARDS), cards.ALL_CARDS, np.int64(5)):
+        assert type(cards.popcount(one)) is int
+    assert cards.popcount(0b111 << 37) == 3 and cards.popcount(cards.KNIGHTS) == 4
+    bits = np.random.default_rng(0).random((5, 3, 47)) < 0.5
+    assert (cards.popcount(cards.pack_sets(bits)) == bits.sum(axis=-1)).all()
+
+
 @pytest.mark.parametrize("bad", ["", "A", "Ax", "1o", "ao", "Aoo", 3])
 def test_bad_card_strings_raise(bad):
     with pytest.raises(ValueError, match="bad card string"):

@@ -2,10 +2,11 @@
 
 import numpy as np
 import pytest
+from conftest import build_deal  # tests/conftest.py
 from numpy_observation import numpy_observation  # tests/numpy_observation.py
 
-from tute_env.cards import CARD_POINTS, NUM_ACTIONS, card_id
-from tute_env.core import Game, pack_sets, unpack_sets
+from tute_env.cards import CARD_POINTS, EXCHANGE, FACES, NUM_ACTIONS, card_id, card_str, cards_of, pack_sets, unpack_sets
+from tute_env.core import Game
 from tute_env.core import random_legal_actions as random_actions
 from tute_env.deal import Deal, random_deals
 from tute_env.observation import (
@@ -138,10 +139,76 @@ def test_autoreset_deals_anew_with_the_next_dealer():
         pytest.fail("no game finished")
 
 
-def test_state_is_small():
-    for preset in PRESET_NAMES:
-        state = Game(preset).random_state(0, 1000)
-        assert state.nbytes / 1000 <= 1024
+# R7: the card the exchange gives for each turned trump (bastos), -1 where no exchange is legal
+# (seven_on_lead: the 7 cannot be held when it is the turned card; after_win: nothing takes a 2).
+EXCHANGE_GIVES = {
+    "seven_on_lead": {f: ("7b" if f != "7" else None) for f in FACES},
+    "after_win": {f: {"2": None, "4": "2b", "5": "2b", "6": "2b", "7": "2b"}.get(f, "7b") for f in FACES},
+}
+
+
+@pytest.mark.parametrize("exchange", sorted(EXCHANGE_GIVES))
+def test_exchange_gives_what_an_exchange_moves(exchange):
+    """Game.exchange_gives, for every turned card, is the card stepping EXCHANGE gives up."""
+    game = Game("two_player", exchange=exchange)
+    turned = [f + "b" for f in FACES]
+    # Seat 0 leads holding the 7 and the 2 of trumps (those not turned); after_win needs a won trick.
+    deals = [build_deal(game.rules, [[c for c in ("7b", "2b", "Ac") if c != t], "2c"], t, dealer=1) for t in turned]
+    state = game.new_state(deals)
+    if exchange == "after_win":
+        assert (game.exchange_gives(state) == -1).all()  # no trick won yet
+        game.step(state, np.full(len(deals), card_id("Ac")))
+        assert (game.exchange_gives(state) == -1).all()  # not while following
+        game.step(state, np.full(len(deals), card_id("2c")))
+    assert (state.current == 0).all()
+    gives = game.exchange_gives(state)
+    assert gives.dtype == np.int8 and gives.shape == (len(deals),)
+    expected = [EXCHANGE_GIVES[exchange][t[0]] for t in turned]
+    assert [card_str(g) if g >= 0 else None for g in gives] == expected
+    can = (state.legal >> np.uint64(EXCHANGE)) & np.uint64(1) == 1
+    assert (can == (gives >= 0)).all()
+    before = state.hands[:, 0].copy()
+    game.step(state, np.full(len(deals), EXCHANGE), active=can)
+    for lane in np.flatnonzero(can):
+        assert cards_of(before[lane] & ~state.hands[lane, 0]) == [gives[lane]]
+        assert cards_of(state.hands[lane, 0] & ~before[lane]) == [card_id(turned[lane])]
+        assert state.turned_card[lane] == gives[lane]
+    assert (game.exchange_gives(state) == -1).all()  # once per hand
+
+
+# Every State field's dtype and shape for one game: n seats, s sides, k face-down stock cards.
+STATE_FIELDS = {
+    "uint64": {"hands": "n", "played": "n", "known": "n", "cannot_hold": "n", "legal": ""},
+    "int8": {
+        "trick": "n", "trick_leader": "", "trick_size": "", "best_card": "", "best_seat": "",
+        "current": "", "decision": "", "dealer": "", "trump": "", "turned_card": "", "stock": "k",
+        "stock_next": "", "to_draw": "", "tricks_played": "", "last_winner": "", "last_won": "s",
+        "sung_by": "4", "tute_declarer": "", "winner": "", "games": "",
+    },
+    "int16": {"card_points": "s", "last_trick_bonus": "s", "cante_points": "s"},
+    "bool": {"sang_twenty": "n", "declared": "n", "exchanged": "", "done": ""},
+}
+# Bytes per game the README and docs/core_speed.md state.
+CLAIMED_BYTES = {"partnership": 184, "two_player": 137}
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_state_size_is_exactly_its_fields(preset):
+    game = Game(preset)
+    r = game.rules
+    dims = {"n": r.num_players, "s": r.num_sides, "k": r.stock_size, "4": 4}
+    batch = 50
+    state = game.random_state(0, batch)
+    expected = 0
+    for dtype, fields in STATE_FIELDS.items():
+        for name, dim in fields.items():
+            shape = (dims[dim],) if dim else ()
+            array = getattr(state, name)
+            assert array.dtype == np.dtype(dtype) and array.shape == (batch, *shape), name
+            expected += np.dtype(dtype).itemsize * int(np.prod(shape))
+    assert sorted(f for fields in STATE_FIELDS.values() for f in fields) == sorted(state.arrays()._fields)
+    assert state.nbytes == expected * batch
+    assert expected == CLAIMED_BYTES.get(preset, expected)
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)

@@ -22,15 +22,14 @@ from agents.pimc import (
     build_states,
     deal_constraints,
     play_out,
-    popcount,
     sample_deals,
 )
-from tute_env.cards import NUM_ACTIONS
-from tute_env.table import Table
+from tute_env.cards import NUM_ACTIONS, popcount
 from tute_env.core import Game
 from tute_env.core import random_legal_actions as random_actions
 from tute_env.observation import encode_observation
 from tute_env.rules import PRESETS, make_rules
+from tute_env.table import Table
 
 PRESET_NAMES = sorted(PRESETS)
 

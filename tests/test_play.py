@@ -7,10 +7,22 @@ import io
 import numpy as np
 import pytest
 
-from tute_env.cards import action_id, card_id
+from conftest import build_deal  # tests/conftest.py
+
+from tute_env.cards import EXCHANGE, action_id, card_id
 from tute_env.core import Game
 from tute_env.deal import Deal
-from agents.play import Console, Quit, explain_illegal, main, make_bots, parse_choice, play_hand
+from agents.play import (
+    Console,
+    Quit,
+    describe_action,
+    explain_illegal,
+    main,
+    make_bots,
+    narrate,
+    parse_choice,
+    play_hand,
+)
 from tute_env.rules import PRESETS, make_rules
 
 
@@ -113,6 +125,17 @@ def test_explains_the_follow_duty():
     assert "follow suit (oros)" in why and "3o" in why
     why = explain_illegal(rules, state, card_id("Ac"))
     assert "do not hold Ac" in why
+
+
+@pytest.mark.parametrize("turned,given", [("5b", "2b"), ("Cb", "7b")])
+def test_exchange_is_described_with_the_card_given(turned, given):
+    rules = make_rules("two_player", exchange="after_win")
+    game = Game(rules)
+    state = game.new_state([build_deal(rules, ["7b 2b Ac", "2c"], turned, dealer=1)])
+    game.step(state, np.array([card_id("Ac")]))
+    game.step(state, np.array([card_id("2c")]))  # seat 0 won a trick: it may exchange (R7)
+    assert describe_action(rules, state, EXCHANGE) == f"exchange: give your {given} for the turned {turned}"
+    assert narrate(rules, 0, EXCHANGE, state, you=0) == f"You exchange the {given} for the turned {turned}"
 
 
 def test_unknown_opponent_is_reported():

@@ -10,14 +10,18 @@ Both are public contracts that other code, saved data and users rely on:
   declaration turn). Action strings: the card string, ``sing-o`` .. ``sing-b``, ``tute``,
   ``exchange``, ``pass``.
 
-A set of cards is often held as a 40-bit integer (bit ``card_id`` set), which the batched core
-stores as ``uint64``.
+A set of cards is a 40-bit integer (bit ``card_id`` set), stored as ``uint64`` by the batched
+core. This module holds the one vocabulary of such sets (the bit of each card, each suit's
+cards, the kings, the knights, the cante pairs, the stronger cards of a suit, the cards that
+beat a trick, :func:`popcount`, packing to and from bool arrays) that the core, the
+observations and the bots share.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numba
 import numpy as np
 
 SUITS = "oceb"
@@ -42,7 +46,6 @@ CARD_FACE = np.tile(np.arange(NUM_FACES, dtype=np.int8), NUM_SUITS)
 CARD_STRENGTH = np.array([_STRENGTH_BY_FACE[FACES[f]] for f in CARD_FACE], dtype=np.int8)
 #: ``CARD_POINTS[c]``: card points (A 11, 3 10, R 4, C 3, S 2, else 0), shape (40,), int8.
 CARD_POINTS = np.array([_POINTS_BY_FACE.get(FACES[f], 0) for f in CARD_FACE], dtype=np.int8)
-TOTAL_CARD_POINTS = 120
 LAST_TRICK_BONUS = 10
 
 # Actions (public ids).
@@ -93,23 +96,10 @@ def _check_card(card) -> int:
     return int(card)
 
 
-def mask_of(cards: Iterable[int | str]) -> int:
-    """40-bit set of the given cards (ids or strings)."""
-    bits = 0
-    for c in to_cards(cards):
-        bits |= 1 << c
-    return bits
-
-
 def cards_of(mask: int) -> list[int]:
     """Card ids in a 40-bit set, ascending."""
     mask = int(mask)
     return [c for c in range(NUM_CARDS) if mask >> c & 1]
-
-
-def suit_mask(suit: int) -> int:
-    """40-bit set of one suit's ten cards."""
-    return ((1 << NUM_FACES) - 1) << (suit * NUM_FACES)
 
 
 def action_str(action: int) -> str:
@@ -141,3 +131,89 @@ def action_id(text: str) -> int:
 # Decision kinds (whose turn it is to do what).
 LEAD, FOLLOW, DECLARE = 0, 1, 2
 DECISION_KINDS = ("lead", "follow", "declare")
+
+
+# ----------------------------------------------------------------------------------------------
+# Sets of cards as uint64 (bit c = card id c), the form the core, the observations and the bots
+# share. Numba code may read these arrays as globals: they are frozen into the compiled code.
+# ----------------------------------------------------------------------------------------------
+U64 = np.uint64
+
+#: ``BIT[c]``: the set of card c alone, shape (40,).
+BIT = np.array([1 << c for c in range(NUM_CARDS)], dtype=U64)
+#: ``SUIT_SET[s]``: the ten cards of suit s, shape (4,).
+SUIT_SET = np.array([((1 << NUM_FACES) - 1) << (NUM_FACES * s) for s in range(NUM_SUITS)], dtype=U64)
+#: The whole deck.
+ALL_CARDS = U64((1 << NUM_CARDS) - 1)
+#: ``STRONGER[c]``: the cards of c's suit that beat c, shape (40,).
+STRONGER = np.array(
+    [
+        sum(1 << d for d in range(NUM_CARDS) if CARD_SUIT[d] == CARD_SUIT[c] and CARD_STRENGTH[d] > CARD_STRENGTH[c])
+        for c in range(NUM_CARDS)
+    ],
+    dtype=U64,
+)
+#: ``PAIR_SET[s]``: the king and knight of suit s, a cante (R8), shape (4,).
+PAIR_SET = np.array([(1 << (s * NUM_FACES + KING)) | (1 << (s * NUM_FACES + KNIGHT)) for s in range(NUM_SUITS)], dtype=U64)
+#: The four kings, and the four knights: either is a Tute (R8b).
+KINGS = U64(sum(1 << (s * NUM_FACES + KING) for s in range(NUM_SUITS)))
+KNIGHTS = U64(sum(1 << (s * NUM_FACES + KNIGHT) for s in range(NUM_SUITS)))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def beating_set(best_card, trump):
+    """uint64: the cards that beat ``best_card`` (a higher card of its suit, or any trump over a
+    non-trump), given the trump suit; ``best_card`` -1 (no trick yet) gives every card. Compiled,
+    for one game: call it from numba code, or use :func:`beating_cards` on arrays."""
+    if best_card < 0:
+        return ALL_CARDS
+    beats = STRONGER[best_card]
+    if CARD_SUIT[best_card] != trump:
+        beats |= SUIT_SET[trump]
+    return beats
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _beating_sets(best_card, trump):
+    out = np.empty(best_card.shape, U64)
+    for i in range(best_card.size):
+        out.flat[i] = beating_set(best_card.flat[i], trump.flat[i])
+    return out
+
+
+def beating_cards(best_card: np.ndarray, trump: np.ndarray) -> np.ndarray:
+    """uint64 array: :func:`beating_set` of each ``best_card`` and ``trump`` (broadcast)."""
+    best_card, trump = np.broadcast_arrays(np.asarray(best_card, np.int64), np.asarray(trump, np.int64))
+    return _beating_sets(np.ascontiguousarray(best_card), np.ascontiguousarray(trump))
+
+
+def popcount(sets):
+    """The number of cards in sets: bits set, counted in 64 bits.
+
+    * an array or a list (integers, read as uint64): an int64 array of the same shape;
+    * a non-negative Python int or a numpy integer scalar: a Python ``int`` (sets held as
+      plain Python integers, e.g. the PIMC deal sampler's constraints).
+    """
+    if isinstance(sets, (int, np.integer)):
+        return int(sets).bit_count()
+    sets = np.asarray(sets, dtype=U64)
+    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
+        return np.bitwise_count(sets).astype(np.int64)
+    octets = np.ascontiguousarray(sets)[..., None].view(np.uint8)
+    return np.unpackbits(octets, axis=-1).sum(axis=-1, dtype=np.int64)
+
+
+def unpack_sets(sets: np.ndarray, width: int = NUM_CARDS) -> np.ndarray:
+    """Bits of uint64 sets as a bool array with a trailing axis of ``width`` (40 cards, or 47
+    for the core's sets of legal actions)."""
+    sets = np.ascontiguousarray(sets, dtype=U64)
+    bits = np.unpackbits(sets.view(np.uint8).reshape(*sets.shape, 8), axis=-1, bitorder="little")
+    return bits[..., :width].view(bool)
+
+
+def pack_sets(bits: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`unpack_sets`: bool (..., width <= 64) to uint64 sets."""
+    bits = np.asarray(bits, dtype=bool)
+    padded = np.zeros((*bits.shape[:-1], 64), dtype=bool)
+    padded[..., : bits.shape[-1]] = bits
+    return np.packbits(padded, axis=-1, bitorder="little").view(U64)[..., 0]

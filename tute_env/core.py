@@ -1,4 +1,4 @@
-"""The batched rules core: B games of Tute stepped at once with numpy.
+"""The batched rules core: B games of Tute as numpy arrays, stepped by rules compiled with numba.
 
 This is the one implementation of the rules (docs/rules.md); the env, the bots, evaluation and
 training all call it. It imports neither PettingZoo nor torch.
@@ -15,7 +15,8 @@ Design:
 
 * The state is a :class:`State` of arrays with a leading batch axis; each lane is its own game
   and lanes need not be in step. B = 1 is the same code path.
-* Sets of cards (hands, cards played, ...) are 40-bit sets in ``uint64``, so legality is a few
+* Sets of cards (hands, cards played, ...) are 40-bit sets in ``uint64`` (their tables, such as
+  ``BIT``, ``SUIT_SET`` and ``beating_set``, are in :mod:`tute_env.cards`), so legality is a few
   bitwise operations per game. The set of legal actions is kept in the state as a 47-bit set
   (``State.legal``), recomputed after each step: the mask is one unpacking and validating an
   action is one bit test.
@@ -42,47 +43,34 @@ import numba
 import numpy as np
 
 from .cards import (
+    BIT,
     CARD_POINTS,
-    CARD_STRENGTH,
     CARD_SUIT,
     DECLARE,
     EXCHANGE,
     FOLLOW,
-    KING,
-    KNIGHT,
+    KINGS,
+    KNIGHTS,
     LAST_TRICK_BONUS,
     LEAD,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_FACES,
+    PAIR_SET,
     PASS,
     SEVEN,
     SING_BASE,
+    SUIT_SET,
     TUTE,
     TWO,
+    U64,
     action_str,
+    beating_set,
+    unpack_sets,
 )
 from .deal import Deals, random_deals
 from .rules import Rules, make_rules
 
-U64 = np.uint64
-
-# Card-set tables, each indexed by card id or suit, as uint64 40-bit sets.
-BIT = np.array([1 << c for c in range(NUM_CARDS)], dtype=U64)
-SUIT_SET = np.array([((1 << NUM_FACES) - 1) << (NUM_FACES * s) for s in range(4)], dtype=U64)
-ALL_CARDS = U64((1 << NUM_CARDS) - 1)
-#: Cards of the same suit that beat card c.
-STRONGER = np.array(
-    [
-        sum(1 << d for d in range(NUM_CARDS) if CARD_SUIT[d] == CARD_SUIT[c] and CARD_STRENGTH[d] > CARD_STRENGTH[c])
-        for c in range(NUM_CARDS)
-    ],
-    dtype=U64,
-)
-#: King and knight of each suit: a cante (R8).
-PAIR_SET = np.array([(1 << (s * NUM_FACES + KING)) | (1 << (s * NUM_FACES + KNIGHT)) for s in range(4)], dtype=U64)
-KINGS = U64(sum(1 << (s * NUM_FACES + KING) for s in range(4)))
-KNIGHTS = U64(sum(1 << (s * NUM_FACES + KNIGHT) for s in range(4)))
 # R7 after_win: the 7 of trumps takes a turned A, 3 or court card; the 2 a turned 4..7.
 _SEVEN_TAKES_FACE = np.zeros(NUM_FACES, bool)
 _SEVEN_TAKES_FACE[[0, 2, 7, 8, 9]] = True
@@ -91,30 +79,22 @@ _TWO_TAKES_FACE[[3, 4, 5, 6]] = True
 
 
 @numba.njit(cache=True, error_model="numpy")
-def beating_set(best_card, trump):
-    """uint64: the cards that beat ``best_card`` (a higher card of its suit, or any trump over a
-    non-trump), given the trump suit; ``best_card`` -1 (no trick yet) gives every card. Compiled,
-    for one game: call it from numba code, or use :func:`beating_cards` on arrays."""
-    if best_card < 0:
-        return ALL_CARDS
-    beats = STRONGER[best_card]
-    if CARD_SUIT[best_card] != trump:
-        beats |= SUIT_SET[trump]
-    return beats
+def exchange_gives(exchange_rule, trump, turned):
+    """The card an exchange gives up for the ``turned`` card (R7), -1 if none may take it.
 
-
-@numba.njit(cache=True, error_model="numpy")
-def _beating_sets(best_card, trump):
-    out = np.empty(best_card.shape, U64)
-    for i in range(best_card.size):
-        out.flat[i] = beating_set(best_card.flat[i], trump.flat[i])
-    return out
-
-
-def beating_cards(best_card: np.ndarray, trump: np.ndarray) -> np.ndarray:
-    """uint64 array: :func:`beating_set` of each ``best_card`` and ``trump`` (same shapes)."""
-    best_card, trump = np.broadcast_arrays(np.asarray(best_card, np.int64), np.asarray(trump, np.int64))
-    return _beating_sets(np.ascontiguousarray(best_card), np.ascontiguousarray(trump))
+    ``exchange_rule``: 0 off (-1), 1 seven_on_lead (the 7 of trumps), 2 after_win (the 7 of
+    trumps for a turned A, 3 or court card, the 2 for a turned 4..7, none for a turned 2).
+    ``turned`` -1 (no turned card) gives -1. Whether the seat holds that card, and may exchange
+    now, is for the caller (the kernel's legality; :meth:`Game.exchange_gives` on a batch).
+    Compiled, for one game."""
+    if exchange_rule == 0 or turned < 0:
+        return -1
+    face = turned % NUM_FACES
+    if exchange_rule == 2 and _TWO_TAKES_FACE[face]:
+        return trump * NUM_FACES + TWO
+    if exchange_rule == 2 and not _SEVEN_TAKES_FACE[face]:
+        return -1
+    return trump * NUM_FACES + SEVEN
 
 
 @dataclass
@@ -228,13 +208,6 @@ _StateArrays = namedtuple("_StateArrays", [f.name for f in dataclasses.fields(St
 _get_fields = operator.attrgetter(*_StateArrays._fields)
 
 
-def unpack_sets(sets: np.ndarray, width: int = NUM_CARDS) -> np.ndarray:
-    """Bits of uint64 sets as a bool array with a trailing axis of ``width``."""
-    sets = np.ascontiguousarray(sets, dtype=U64)
-    bits = np.unpackbits(sets.view(np.uint8).reshape(*sets.shape, 8), axis=-1, bitorder="little")
-    return bits[..., :width].view(bool)
-
-
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of a (B, 47) mask (0 for a row with none).
     Draws one uniform number per row from ``rng``."""
@@ -257,14 +230,6 @@ def _kth_true(mask, u):
                     break
                 k -= 1
     return out
-
-
-def pack_sets(bits: np.ndarray) -> np.ndarray:
-    """Inverse of :func:`unpack_sets`: bool (..., width <= 64) to uint64 sets."""
-    bits = np.asarray(bits, dtype=bool)
-    padded = np.zeros((*bits.shape[:-1], 64), dtype=bool)
-    padded[..., : bits.shape[-1]] = bits
-    return np.packbits(padded, axis=-1, bitorder="little").view(U64)[..., 0]
 
 
 class Game:
@@ -393,6 +358,13 @@ class Game:
         caches them; recompute after changing a state's fields directly)."""
         return _rules_kernel(self._config, s.arrays(), _NO_ACTIONS, _NO_LANES, False)[2]
 
+    def exchange_gives(self, state: State) -> np.ndarray:
+        """(B,) int8: the card the seat to act gives up for the turned card by exchanging now
+        (R7: the 7 of trumps; with ``exchange="after_win"`` the 2 for a turned 4..7); -1 where
+        the exchange is not legal (``EXCHANGE`` not in ``State.legal``). The compiled rules
+        step an exchange with the same :func:`exchange_gives`."""
+        return _exchange_gives_lanes(self._config[_EXCHANGE], state.trump, state.turned_card, state.legal)
+
     def step(self, state: State, actions, active=None) -> State:
         """Apply one action per game for its seat to act, in place; returns ``state``.
 
@@ -435,6 +407,16 @@ _ZERO = U64(0)
 _ACTION_BIT = np.array([1 << a for a in range(NUM_ACTIONS)], dtype=U64)
 _FINISHED, _OUT_OF_RANGE, _ILLEGAL = 1, 2, 3  # _rules_kernel's error codes
 _NO_ACTIONS, _NO_LANES = np.zeros(0, np.int64), np.zeros(0, bool)
+
+@numba.njit(cache=True, error_model="numpy")
+def _exchange_gives_lanes(exchange_rule, trump, turned_card, legal):
+    """Game.exchange_gives: exchange_gives of the lanes where the exchange is legal, else -1."""
+    out = np.full(len(legal), -1, np.int8)
+    for b in range(len(legal)):
+        if (legal[b] & _ACTION_BIT[EXCHANGE]) != _ZERO:
+            out[b] = exchange_gives(exchange_rule, trump[b], turned_card[b])
+    return out
+
 
 # Game._config: the rules options the compiled code reads, by index.
 (_N, _PARTNERSHIPS, _HAS_STOCK, _STOCK_SIZE, _NUM_TRICKS, _STOCK_DUTY, _EXCHANGE, _SINGERS_SIDE,
@@ -544,18 +526,10 @@ def _rules_kernel(cfg, st, actions, active, stepping):
             out |= declarations(b, seat)
         if kind == DECLARE:
             out |= _ACTION_BIT[PASS]
-        turned = turned_card[b]
-        if exchange_rule != 0 and kind == LEAD and not exchanged[b] and turned >= 0 and to_draw[b] > 0:
-            has_seven = (hand & BIT[trump[b] * NUM_FACES + SEVEN]) != 0
-            if exchange_rule == 1:  # seven_on_lead
-                can = has_seven
-            else:  # after_win
-                has_two = (hand & BIT[trump[b] * NUM_FACES + TWO]) != 0
-                face = turned % NUM_FACES
-                can = tricks_played[b] > 0 and (
-                    (has_seven and _SEVEN_TAKES_FACE[face]) or (has_two and _TWO_TAKES_FACE[face])
-                )
-            if can:
+        if exchange_rule != 0 and kind == LEAD and not exchanged[b] and to_draw[b] > 0:
+            # R7: holding the card that takes the turned one; after_win, only after a trick won.
+            give = exchange_gives(exchange_rule, trump[b], turned_card[b])
+            if give >= 0 and (hand & BIT[give]) != _ZERO and (exchange_rule == 1 or tricks_played[b] > 0):
                 out |= _ACTION_BIT[EXCHANGE]
         return out
 
@@ -676,9 +650,7 @@ def _rules_kernel(cfg, st, actions, active, stepping):
         card."""
         seat = current[b]
         turned = turned_card[b]
-        give = trump[b] * NUM_FACES + SEVEN
-        if exchange_rule == 2 and _TWO_TAKES_FACE[turned % NUM_FACES]:
-            give = trump[b] * NUM_FACES + TWO
+        give = exchange_gives(exchange_rule, trump[b], turned)
         hands[b, seat] = (hands[b, seat] & ~BIT[give]) | BIT[turned]
         known[b, seat] |= BIT[turned]
         cannot_hold[b, seat] &= ~BIT[turned]

@@ -21,8 +21,8 @@ from functools import cached_property
 import numba
 import numpy as np
 
-from .cards import CARD_POINTS, NUM_CARDS, NUM_FACES
-from .core import ALL_CARDS, BIT, STRONGER, State, beating_set
+from .cards import ALL_CARDS, BIT, CARD_POINTS, NUM_CARDS, NUM_FACES, STRONGER, beating_set
+from .core import State
 from .rules import Rules
 
 _ZERO, _ONE = np.uint64(0), np.uint64(1)
