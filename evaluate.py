@@ -24,7 +24,7 @@ Method
   ``mean +- 1.96 * sd / sqrt(D)`` over the D deal scores (the deal is the independent unit).
 * Also reported: mean point difference per hand (mean hand total of A's sides minus that of B's,
   with its CI), games credited per hand to each (R9), hands played, and speed.
-* **One batch.** All games of a deal set (deals x seatings) run as one batch on the numpy core;
+* **One batch.** All games of a deal set (deals x seatings) run as one batch on the core, seated at one ``tute_env.table.Table``;
   each agent's ``act_batch`` is called on the lanes where one of its seats is to act.
 * **Round robin.** Every pair of a set of agents on the same deals, a win-rate table, and
   OpenSkill (Plackett-Luce) ratings updated once per duplicate deal (a win, a draw when the
@@ -52,8 +52,8 @@ import numpy as np
 from agents.base import Agent, make_agent
 from tute_env.core import Game, State
 from tute_env.deal import Deals, seeded_deals
+from tute_env.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_env.table import ActionHook, Table
-from tute_env.rules import PRESETS, Rules, make_rules, option_names
 
 #: Training draws its deals from seeds below this; evaluation defaults to seeds from here on.
 TRAINING_SEED_LIMIT = 10**9
@@ -485,26 +485,6 @@ def plot_table(result: RoundRobinResult | PairingResult, path: str | Path, title
 # ----------------------------------------------------------------------------------------------
 # Command line
 # ----------------------------------------------------------------------------------------------
-def parse_overrides(items: Sequence[str]) -> dict:
-    """``["must_beat_partner=false", "target_games=5"]`` -> typed rule overrides."""
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"bad --set {item!r}: expected OPTION=VALUE, options: {option_names()}")
-        low = value.strip().lower()
-        if low in ("true", "on", "yes"):
-            out[key.strip()] = True
-        elif low in ("false", "off", "no") and key.strip() not in ("exchange", "tute", "stock_duty"):
-            out[key.strip()] = False
-        else:
-            try:
-                out[key.strip()] = int(value)
-            except ValueError:
-                out[key.strip()] = value.strip()
-    return out
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evaluate.py",
@@ -538,8 +518,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"give exactly two agents to compare, got {len(args.agents)}")
     try:
         rules = make_rules(args.preset, **parse_overrides(args.overrides))
+        check_arguments(args, rules)
     except ValueError as err:
         parser.error(str(err))
+    try:
+        return run(args, rules)
+    except ValueError as err:  # an agent that cannot be made (unknown name, bad spec or checkpoint)
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)
+        return 2
+
+
+def check_arguments(args, rules: Rules) -> None:
+    """What can be checked before any game is played: counts, the mode, the output paths."""
+    for name in ("deals", "batch_deals"):
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.teams and not rules.partnerships:
+        raise ValueError(f"--teams needs the four-player partnership game, not {args.preset}")
+    for option in ("json", "csv", "plot"):
+        path = getattr(args, option)
+        if path and not Path(path).resolve().parent.is_dir():
+            raise ValueError(f"--{option} {path}: the directory {Path(path).resolve().parent} does not exist")
+
+
+def run(args, rules: Rules) -> int:
+    """The evaluation the command line asked for, printed and written."""
     common = dict(num_deals=args.deals, seed_start=args.seed_start, batch_deals=args.batch_deals,
                   progress=not args.no_progress)
     meta = {"preset": args.preset, "overrides": parse_overrides(args.overrides), "rules": dataclasses.asdict(rules),

@@ -43,7 +43,8 @@ from tqdm import tqdm
 import evaluate
 from agents import make_agent
 from agents.ppo import FORMAT, PolicyNet, PPOAgent, atomic_save, load_checkpoint, save_policy, widen
-from tute_env.core import U64, Game, State
+from tute_env.cards import U64
+from tute_env.core import Game, State
 from tute_env.observation import encode_observation, encode_perfect_information
 from tute_env.rules import make_rules
 from tute_env.scoring import hand_rewards

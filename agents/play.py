@@ -36,21 +36,24 @@ from tute_env.cards import (
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_FACES,
+    PAIR_SET,
     PASS,
     SEVEN,
     SING_BASE,
     SUIT_NAMES,
+    SUIT_SET,
     TUTE,
     action_id,
     action_str,
+    beating_set,
     card_str,
     cards_of,
     cards_str,
 )
-from tute_env.core import PAIR_SET, SUIT_SET, Game, State, beating_set
+from tute_env.core import Game, State
 from tute_env.deal import random_deals
 from tute_env.render import render_text
-from tute_env.rules import PRESETS, Rules, make_rules
+from tute_env.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_env.scoring import Scoring
 from tute_env.table import LEARNER, Table
 
@@ -394,27 +397,6 @@ def _score(match: Scoring) -> list[int]:
     """The match score per side: games, or points with ``match="target_points"`` (R10)."""
     score = match.match_points if match.rules.match == "target_points" else match.match_games
     return score[0].tolist()
-
-
-def parse_overrides(items: Sequence[str]) -> dict:
-    """``["must_beat_partner=false", "tute=off"]`` -> typed rule overrides (as evaluate.py reads them)."""
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        key, value = key.strip(), value.strip()
-        if not sep:
-            raise ValueError(f"bad --set {item!r}: expected OPTION=VALUE")
-        low = value.lower()
-        if low in ("true", "on", "yes"):
-            out[key] = True
-        elif low in ("false", "off", "no") and key not in ("exchange", "tute", "stock_duty"):
-            out[key] = False
-        else:
-            try:
-                out[key] = int(value)
-            except ValueError:
-                out[key] = value
-    return out
 
 
 def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input, out=None) -> int:

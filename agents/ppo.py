@@ -96,7 +96,7 @@ def load_checkpoint(path: str | Path) -> dict:
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # torch raises many kinds for a damaged file
-        raise ValueError(f"corrupt checkpoint {path}: {type(err).__name__}: {err}") from None
+        raise ValueError(f"{path} is not a checkpoint torch can load ({type(err).__name__})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path} is not a tute_env PPO checkpoint (format {FORMAT!r} expected)")
     return data

@@ -16,7 +16,6 @@ import os
 import platform
 import subprocess
 import sys
-import time
 import warnings
 from pathlib import Path
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
 
@@ -25,6 +24,17 @@ from tute_env.rules import PRESETS
 from tute_env.table import Table
 
 from .common import machine, pin_to_core, today
+
+
+class _Searched:
+    """An action hook noting what the PIMC agent's last search used (samples, cut short)."""
+
+    def __init__(self, agent: PIMCAgent):
+        self.agent, self.samples, self.cut = agent, [], []
+
+    def __call__(self, state, lanes, actions):
+        self.samples.append(self.agent.last_samples)
+        self.cut.append(self.agent.last_cut)
 
 
 def move_times(preset: str, hands: int, seed: int = 0) -> dict:
@@ -41,8 +51,6 @@ def move_times(preset: str, hands: int, seed: int = 0) -> dict:
     times = np.array(timed.seconds)[searched]
     samples, cut = np.array(table.hooks[0].samples)[searched], np.array(table.hooks[0].cut)[searched]
     actions = np.array(timed.choices)[searched]
-    times = np.array(times)
-    samples = np.array(samples)
     return {
         "preset": preset,
         "moves": len(times),
@@ -50,7 +58,7 @@ def move_times(preset: str, hands: int, seed: int = 0) -> dict:
         "median_s": float(np.median(times)),
         "p95_s": float(np.quantile(times, 0.95)),
         "max_s": float(times.max()),
-        "max_actions": int(max(actions)),
+        "max_actions": int(actions.max()),
         "mean_samples": float(samples.mean()),
         "cut": float(np.mean(cut)),
     }

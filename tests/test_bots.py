@@ -11,10 +11,10 @@ from agents.greedy import declaration_actions
 from agents.pimc import playout_policy
 from tute_env.cards import EXCHANGE, NUM_ACTIONS, PASS, SING_BASE, TUTE, action_id, action_str, card_id
 from tute_env.core import Game
-from tute_env.table import Table
 from tute_env.deal import Deal
 from tute_env.observation import encode_observation
 from tute_env.rules import PRESETS, make_rules
+from tute_env.table import Table
 
 BOTS = ["random", "greedy", "heuristic"]
 

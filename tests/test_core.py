@@ -5,7 +5,17 @@ import pytest
 from conftest import build_deal  # tests/conftest.py
 from numpy_observation import numpy_observation  # tests/numpy_observation.py
 
-from tute_env.cards import CARD_POINTS, EXCHANGE, FACES, NUM_ACTIONS, card_id, card_str, cards_of, pack_sets, unpack_sets
+from tute_env.cards import (
+    CARD_POINTS,
+    EXCHANGE,
+    FACES,
+    NUM_ACTIONS,
+    card_id,
+    card_str,
+    cards_of,
+    pack_sets,
+    unpack_sets,
+)
 from tute_env.core import Game
 from tute_env.core import random_legal_actions as random_actions
 from tute_env.deal import Deal, random_deals

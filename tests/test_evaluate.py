@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -160,6 +163,24 @@ def test_command_line_errors():
         evaluate.main(["greedy", "random", "--set", "no_such_option=1"])
     with pytest.raises(SystemExit):
         evaluate.main(["greedy", "random", "--set", "stock_duty=sometimes", "--preset", "two_player"])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["grandmaster", "random"], "unknown agent 'grandmaster'"),
+    (["greedy", "random", "--deals", "0"], "--deals must be at least 1"),
+    (["greedy", "random", "--deals", "-5"], "--deals must be at least 1"),
+    (["pimc:abc", "random"], "bad pimc spec"),
+    (["pimc:0", "random"], "num_samples must be at least 1"),
+    (["greedy", "random", "--json", "/no/such/dir/out.json"], "does not exist"),
+    (["--teams", "greedy", "greedy", "random", "random", "--preset", "two_player"], "partnership"),
+    (["README.md", "random"], "not a checkpoint torch can load"),
+])
+def test_command_line_bad_input_is_one_message_and_exit_2(argv, message):
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([sys.executable, str(root / "evaluate.py"), *argv, "--no-progress"], cwd=root,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and not proc.stdout
 
 
 def test_progress_bar_runs():

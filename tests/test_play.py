@@ -6,12 +6,8 @@ import io
 
 import numpy as np
 import pytest
-
 from conftest import build_deal  # tests/conftest.py
 
-from tute_env.cards import EXCHANGE, action_id, card_id
-from tute_env.core import Game
-from tute_env.deal import Deal
 from agents.play import (
     Console,
     Quit,
@@ -23,6 +19,9 @@ from agents.play import (
     parse_choice,
     play_hand,
 )
+from tute_env.cards import EXCHANGE, action_id, card_id
+from tute_env.core import Game
+from tute_env.deal import Deal
 from tute_env.rules import PRESETS, make_rules
 
 

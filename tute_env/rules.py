@@ -177,3 +177,27 @@ def make_rules(preset: str | Rules = "partnership", **overrides) -> Rules:
     else:
         raise ValueError(f"unknown preset {preset!r}: expected one of {sorted(PRESETS)}")
     return base.replace(**overrides) if overrides else base
+
+
+def parse_overrides(items) -> dict:
+    """Rule overrides from command-line ``OPTION=VALUE`` strings, typed: ``["must_beat_partner=false",
+    "target_games=5", "tute=off"]`` -> ``{"must_beat_partner": False, "target_games": 5, "tute": "off"}``
+    (``true/on/yes`` and ``false/off/no`` are booleans except for the options whose values are
+    words). The values are checked when the rules are made (:func:`make_rules`)."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise ValueError(f"bad --set {item!r}: expected OPTION=VALUE, options: {option_names()}")
+        low = value.lower()
+        if low in ("true", "on", "yes"):
+            out[key] = True
+        elif low in ("false", "off", "no") and key not in ("exchange", "tute", "stock_duty"):
+            out[key] = False
+        else:
+            try:
+                out[key] = int(value)
+            except ValueError:
+                out[key] = value
+    return out

@@ -223,7 +223,7 @@ from .observation import (
     perfect_information_layout,
 )
 from .render import EnvRenderer
-from .rules import PRESETS, Rules, make_rules, option_names
+from .rules import PRESETS, Rules, make_rules
 from .scoring import EPISODES, REWARDS, Scoring, hand_info
 
 __all__ = ["env", "parallel_env", "raw_env"]
@@ -268,12 +268,6 @@ def parse_env_args(variant, episode, reward, render_mode, rule_options, render_m
         base = PRESETS[variant]
     else:
         raise ValueError(f"bad argument variant={variant!r} for {where}: expected one of {sorted(PRESETS)} or a Rules")
-    unknown = sorted(set(rule_options) - set(option_names()))
-    if unknown:
-        raise ValueError(
-            f"unknown argument(s) {unknown} for {where}: expected variant, episode, reward, render_mode, "
-            f"show_all_hands or a rules option ({', '.join(option_names())})"
-        )
     if episode not in EPISODES:
         raise ValueError(f"bad argument episode={episode!r} for {where}: expected one of {EPISODES}")
     if reward not in REWARDS:
@@ -282,7 +276,10 @@ def parse_env_args(variant, episode, reward, render_mode, rule_options, render_m
         raise ValueError(
             f"bad argument render_mode={render_mode!r} for {where}: expected None or one of {render_modes}"
         )
-    return make_rules(base, **rule_options)
+    try:
+        return make_rules(base, **rule_options)
+    except ValueError as err:
+        raise ValueError(f"{err} (for {where})") from None
 
 
 def parse_reset_options(options, rules: Rules):
