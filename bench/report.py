@@ -76,13 +76,24 @@ def write(results: dict, out: Path) -> None:
 
 
 def markdown(results: dict, chart_name: str) -> str:
+    """docs/benchmarks.md from the results of ``python -m bench`` (``chart_name``: the bar chart's
+    file, shown under the headline ratios): the sections in order, each function below giving
+    its lines, from its heading to the blank line that ends it."""
+    sections = (_intro(results), _headline_section(results, chart_name), _core_section(results),
+                _peers_section(results), _env_section(results), _eval_section(results), _ppo_section(results["ppo"]),
+                _rerun_section())
+    return "\n".join(line for section in sections for line in section)
+
+
+def _intro(results: dict) -> list[str]:
+    """The title, the quick-mode warning and how, where and when the figures were measured."""
     quick = results["mode"] == "quick"
     s = results["settings"]
     pinned = (f"pinned to core {results['pinned_core']}" if results["pinned_core"] is not None
               else "not pinned to a core")
     load = (f"load average (1 min) {results['load_start']:.1f} at the start, {results['load_end']:.1f} at the end"
             if results.get("load_start") is not None else "load average unknown")
-    lines = [
+    return [
         "# Benchmarks",
         "",
         "Written by `python -m bench` " + ("**in `--quick` mode: a smoke test, the figures mean nothing**. "
@@ -95,6 +106,12 @@ def markdown(results: dict, chart_name: str) -> str:
         f"- each figure is the median of {s['runs']} runs of {s['seconds']:g} s (core random play: of 5 runs; "
         "masks and observations: of 5 timings), peers and tute_env measured in this same run",
         "",
+    ]
+
+
+def _headline_section(results: dict, chart_name: str) -> list[str]:
+    """The :func:`headline` lines as a list, and the chart."""
+    return [
         "## Headline ratios",
         "",
         "Ratios are tute_env's figure over the peer's (above 1: tute_env is faster).",
@@ -103,6 +120,12 @@ def markdown(results: dict, chart_name: str) -> str:
         "",
         f"![ratios of tute_env's figures to the peers' (log scale)]({chart_name})",
         "",
+    ]
+
+
+def _core_section(results: dict) -> list[str]:
+    """Random play in the rules core: a row per preset and batch size, then the reference engine's."""
+    lines = [
         "## Rules core: random play",
         "",
         "`bench.core_speed`: `Game.random_state`, then steps of random legal play (legal mask, a uniformly random "
@@ -121,12 +144,19 @@ def markdown(results: dict, chart_name: str) -> str:
                      f"{r['observation_ns_per_game']:,.0f} | {r['bytes_per_game']:,.0f} |")
     for preset, rate in results["reference"].items():
         lines.append(f"| {preset} | reference engine (one game, plain Python) | {rate:,.0f} | 1.00x | | | |")
-    lines += [
+    return lines + [
         "",
         "The reference engine (`tute_env.reference.ReferenceGame`) plays the deals the core's random play starts "
         "from (`random_deals` with the same seed), one game at a time, with uniformly random legal actions; its "
         "`legal_actions()` and `step()` are timed.",
         "",
+    ]
+
+
+def _peers_section(results: dict) -> list[str]:
+    """The peers against tute_env (a row each, **missing** where one could not run), then how
+    each peer's decisions are counted."""
+    lines = [
         "## Peers, same machine, same run",
         "",
         "Decisions are player decisions (chance nodes, dealing and PettingZoo's dead steps excluded). The peers "
@@ -147,15 +177,15 @@ def markdown(results: dict, chart_name: str) -> str:
         lines.append(f"| {p['library']} | `{p['game']}` ({p['players']}) | {p['version'] or DASH} | {p['api']} | "
                      f"{_num(p['decisions_per_game'], 1)} | {p['rate']:,.0f} | {one['label']}: {one['tute']:,.0f} | "
                      f"{_ratio(one['ratio'])} | {best['label']}: {best['tute']:,.0f} | {_ratio(best['ratio'])} |")
-    lines += [
+    return lines + [
         "",
         "How each peer's decisions are counted:",
         "",
         "- OpenSpiel: `pyspiel.evaluate_bots` (C++) with `make_uniform_random_bot` in every seat, one call per "
         "game, gives games/s; it does not say how many moves it made, so decisions/game is the mean count of "
-        f"non-chance, non-terminal states over {s['count_games']} games walked in Python with uniformly random "
-        "moves, and decisions/s = games/s x decisions/game (hearts: 64 decisions with card passing, 52 when the "
-        "chance node picks no pass).",
+        f"non-chance, non-terminal states over {results['settings']['count_games']} games walked in Python with "
+        "uniformly random moves, and decisions/s = games/s x decisions/game (hearts: 64 decisions with card "
+        "passing, 52 when the chance node picks no pass).",
         "- RLCard: `env.run(is_training=False)` with `RandomAgent` in every seat; decisions are the actions in the "
         "returned trajectories (exact).",
         "- PettingZoo and `tute_v0`: the loop of `bench.env_speed.aec_rate` (`env.last()`, a uniformly random "
@@ -163,16 +193,27 @@ def markdown(results: dict, chart_name: str) -> str:
         f"`TuteVectorEnv` (N = {results['vector_envs']}, random opponents inside) counts learner steps only, "
         "the opponents' moves happen inside them.",
         "",
+    ]
+
+
+def _env_section(results: dict) -> list[str]:
+    """The environments' rates, a row per preset."""
+    return [
         "## Environments",
         "",
         "| preset | `tute_v0` AEC loop, decisions/s | `TuteVectorEnv` N = "
         f"{results['vector_envs']}, learner steps/s |",
         "|---|---:|---:|",
-    ]
-    for preset, e in results["env"].items():
-        lines.append(f"| {preset} | {e['aec_decisions_per_s']:,.0f} | {e['vector_steps_per_s']:,.0f} |")
-    lines += [
+        *[f"| {preset} | {e['aec_decisions_per_s']:,.0f} | {e['vector_steps_per_s']:,.0f} |"
+          for preset, e in results["env"].items()],
         "",
+    ]
+
+
+def _eval_section(results: dict) -> list[str]:
+    """Greedy-vs-greedy evaluation and PIMC's time per move, a row per preset."""
+    s = results["settings"]
+    lines = [
         "## Evaluation and search",
         "",
         f"Greedy vs greedy: `evaluate.evaluate_pairing` over {s['eval_deals']} duplicate deals in one batch "
@@ -190,27 +231,34 @@ def markdown(results: dict, chart_name: str) -> str:
         else:
             cells = f"**{e['pimc_missing']}** | {DASH}"
         lines.append(f"| {preset} | {e['greedy_hands_per_s']:,.0f} | {cells} |")
-    ppo = results["ppo"]
-    lines += ["", "## PPO training end to end (two cores)", ""]
+    return lines + [""]
+
+
+def _ppo_section(ppo: dict) -> list[str]:
+    """PPO training's rates (``results["ppo"]``), or why it was not run."""
+    lines = ["## PPO training end to end (two cores)", ""]
     if "missing" in ppo:
-        lines += ["| config | learner steps/s | env steps/s |", "|---|---:|---:|",
-                  f"| `{'configs/partnership.yaml'}` | **{ppo['missing']}** | {DASH} |"]
-    else:
-        overrides = f" with `{ppo['overrides']}`" if ppo["overrides"] else ""
-        lines += [
-            f"`train.py --config {ppo['config']}`{overrides} `--threads 2 --eval-every 0 --eval-opponents "
-            f"--no-progress`, {ppo['updates']} updates of {ppo['steps_per_update']:,} learner steps "
-            f"({ppo['num_envs']} games at once, networks {'x'.join(map(str, ppo['hidden']))}), in a child process "
-            "allowed on every core. Rates from `log.csv` over the updates after the first (warm-up): learner "
-            "steps/s are the learner's decisions (rollout, opponents' moves, PPO update all included), env "
-            "steps/s every seat's decisions.",
-            "",
-            "| config | updates timed | learner steps/s | env steps/s |",
-            "|---|---:|---:|---:|",
-            f"| `{ppo['config']}` | {ppo['timed_updates']} | {ppo['sps']:,.0f} | {ppo['env_sps']:,.0f} |",
-        ]
-    lines += [
+        return lines + ["| config | learner steps/s | env steps/s |", "|---|---:|---:|",
+                        f"| `configs/partnership.yaml` | **{ppo['missing']}** | {DASH} |", ""]
+    overrides = f" with `{ppo['overrides']}`" if ppo["overrides"] else ""
+    return lines + [
+        f"`train.py --config {ppo['config']}`{overrides} `--threads 2 --eval-every 0 --eval-opponents "
+        f"--no-progress`, {ppo['updates']} updates of {ppo['steps_per_update']:,} learner steps "
+        f"({ppo['num_envs']} games at once, networks {'x'.join(map(str, ppo['hidden']))}), in a child process "
+        "allowed on every core. Rates from `log.csv` over the updates after the first (warm-up): learner "
+        "steps/s are the learner's decisions (rollout, opponents' moves, PPO update all included), env "
+        "steps/s every seat's decisions.",
         "",
+        "| config | updates timed | learner steps/s | env steps/s |",
+        "|---|---:|---:|---:|",
+        f"| `{ppo['config']}` | {ppo['timed_updates']} | {ppo['sps']:,.0f} | {ppo['env_sps']:,.0f} |",
+        "",
+    ]
+
+
+def _rerun_section() -> list[str]:
+    """How to rerun the benchmarks."""
+    return [
         "## Rerun",
         "",
         "```bash",
@@ -219,7 +267,6 @@ def markdown(results: dict, chart_name: str) -> str:
         "```",
         "",
     ]
-    return "\n".join(lines)
 
 
 def plot(results: dict, path: Path) -> None:

@@ -199,15 +199,30 @@ class TableRenderer:
     # -- the table -----------------------------------------------------------------------------
     def draw(self, rules: Rules, state: State, lane: int = 0, viewer: int | None = None, show_all: bool = False,
              extra=()) -> None:
-        s, n = state, rules.num_players
+        """Draw game ``lane`` on :attr:`surface`: the trump, the turned or shown card and the stock
+        (top left), the scores and cantes (top right), each seat's hand, label and card in the
+        trick, and the status line with the ``extra`` lines under it (bottom left). A hand is face
+        up for ``viewer`` (default: the seat to act) or for every seat with ``show_all``; publicly
+        known cards are face up in any hand."""
+        s = state
         width, height = self.size
-        surf, pg = self.surface, self.pg
-        surf.fill(_FELT_EDGE)
-        pg.draw.ellipse(surf, _FELT, (40, 60, width - 80, height - 120))
+        self.surface.fill(_FELT_EDGE)
+        self.pg.draw.ellipse(self.surface, _FELT, (40, 60, width - 80, height - 120))
         if viewer is None:
             viewer = int(s.current[lane]) if s.current[lane] >= 0 else -1
+        self._draw_trump_corner(rules, s, lane)
+        self._draw_scores(rules, s, lane)
+        for seat, (where, anchor, spot) in enumerate(_seat_layout(rules.num_players, width, height)):
+            label_x, top = self._draw_hand(s, lane, seat, where, anchor, face_up=show_all or seat == viewer)
+            self._draw_seat_label(rules, s, lane, seat, (label_x, top - 4))
+            card = int(s.trick[lane, seat])
+            if card >= 0:
+                self.draw_card(card, spot[0] - self.CARD_W / 2, spot[1] - self.CARD_H / 2,
+                               highlight=seat == s.best_seat[lane])
+        self._draw_status(s, lane, extra)
 
-        # Trump, the shown or turned card, the stock.
+    def _draw_trump_corner(self, rules: Rules, s: State, lane: int) -> None:
+        """Top left: the trump, the shown or turned card, the stock (backs) and the tricks played."""
         trump = int(s.trump[lane])
         self._text(f"trump: {SUIT_NAMES[trump]}", (16, 12))
         self.draw_suit(trump, 160, 20, 9)
@@ -225,17 +240,20 @@ class TableRenderer:
             self._text(f"stock: {max(to_draw, 0)}", (90, 142), font=self.small)
         self._text(f"tricks: {int(s.tricks_played[lane])}/{rules.num_tricks}", (16, 142), font=self.small)
 
-        # Scores and cantes, top right.
+    def _draw_scores(self, rules: Rules, s: State, lane: int) -> None:
+        """Top right: each side's score, then the cantes sung."""
+        width = self.size[0]
         totals = s.totals[lane]
         y = 12
         for side in range(rules.num_sides):
-            seats = [x for x in range(n) if rules.side_of(x) == side]
+            seats = [x for x in range(rules.num_players) if rules.side_of(x) == side]
             text = (f"side {side} ({', '.join(f'p{x}' for x in seats)}): {int(totals[side])} = "
                     f"{int(s.card_points[lane, side])} cards + {int(s.cante_points[lane, side])} cantes")
             if s.last_trick_bonus[lane, side]:
                 text += f" + {int(s.last_trick_bonus[lane, side])} last"
             self._text(text, (width - 16, y), anchor="topright")
             y += 22
+        trump = int(s.trump[lane])
         for suit in range(4):
             singer = int(s.sung_by[lane, suit])
             if singer >= 0:
@@ -244,41 +262,43 @@ class TableRenderer:
                            anchor="topright")
                 y += 18
 
-        # Hands, labels and the trick.
-        for seat, (where, anchor, spot) in enumerate(_seat_layout(n, width, height)):
-            hand = [c for c in range(NUM_CARDS) if int(s.hands[lane, seat]) >> c & 1]
-            hand.sort(key=lambda c: (c // NUM_FACES, -CARD_STRENGTH[c]))
-            face_up = show_all or seat == viewer
-            known = int(s.known[lane, seat])
-            step = (self.CARD_W + 4) if face_up and where in ("bottom", "top") else (26 if face_up else 16)
-            span = step * max(len(hand) - 1, 0) + self.CARD_W
-            if where in ("bottom", "top"):
-                x0 = anchor[0] - span / 2
-            elif where == "left":
-                x0 = anchor[0]
-            else:
-                x0 = anchor[0] - span
-            y0 = anchor[1] - self.CARD_H / 2
-            for k, card in enumerate(hand):
-                up = face_up or bool(known >> card & 1)  # shown, sung or drawn cards are public
-                self.draw_card(card, x0 + k * step, y0, face_up=up)
-            marks = [f"player_{seat}", f"side {rules.side_of(seat)}"]
-            if seat == s.dealer[lane]:
-                marks.append("dealer")
-            acting = seat == s.current[lane]
-            if acting:
-                marks.append(f"to act: {DECISION_KINDS[s.decision[lane]]}")
-            label_y = y0 - 4
-            rect = self._text("  ".join(marks), (anchor[0] if where in ("bottom", "top") else x0 + span / 2, label_y),
-                              _HIGHLIGHT if acting else _TEXT, anchor="midbottom")
-            if acting:
-                pg.draw.rect(surf, _HIGHLIGHT, rect.inflate(8, 4), 1, border_radius=4)
-            card = int(s.trick[lane, seat])
-            if card >= 0:
-                self.draw_card(card, spot[0] - self.CARD_W / 2, spot[1] - self.CARD_H / 2,
-                               highlight=seat == s.best_seat[lane])
+    def _draw_hand(self, s: State, lane: int, seat: int, where: str, anchor: tuple[int, int],
+                   face_up: bool) -> tuple[float, float]:
+        """A seat's hand by suit, strongest first, laid out from ``anchor`` on its side of the
+        table (``where``, from :func:`_seat_layout`); a card is face down unless ``face_up`` or
+        publicly known. Returns the x of the hand's centre and the y of its top, for the label."""
+        hand = [c for c in range(NUM_CARDS) if int(s.hands[lane, seat]) >> c & 1]
+        hand.sort(key=lambda c: (c // NUM_FACES, -CARD_STRENGTH[c]))
+        known = int(s.known[lane, seat])
+        step = (self.CARD_W + 4) if face_up and where in ("bottom", "top") else (26 if face_up else 16)
+        span = step * max(len(hand) - 1, 0) + self.CARD_W
+        if where in ("bottom", "top"):
+            x0 = anchor[0] - span / 2
+        elif where == "left":
+            x0 = anchor[0]
+        else:
+            x0 = anchor[0] - span
+        y0 = anchor[1] - self.CARD_H / 2
+        for k, card in enumerate(hand):
+            up = face_up or bool(known >> card & 1)  # shown, sung or drawn cards are public
+            self.draw_card(card, x0 + k * step, y0, face_up=up)
+        return (anchor[0] if where in ("bottom", "top") else x0 + span / 2), y0
 
-        # Status line.
+    def _draw_seat_label(self, rules: Rules, s: State, lane: int, seat: int, midbottom: tuple[float, float]) -> None:
+        """The seat's name, side and marks (dealer, to act) centred above ``midbottom``; the seat
+        to act in a highlighted box."""
+        marks = [f"player_{seat}", f"side {rules.side_of(seat)}"]
+        if seat == s.dealer[lane]:
+            marks.append("dealer")
+        acting = seat == s.current[lane]
+        if acting:
+            marks.append(f"to act: {DECISION_KINDS[s.decision[lane]]}")
+        rect = self._text("  ".join(marks), midbottom, _HIGHLIGHT if acting else _TEXT, anchor="midbottom")
+        if acting:
+            self.pg.draw.rect(self.surface, _HIGHLIGHT, rect.inflate(8, 4), 1, border_radius=4)
+
+    def _draw_status(self, s: State, lane: int, extra) -> None:
+        """Bottom left: who acts next, or how the hand ended; the ``extra`` lines under it."""
         if s.done[lane]:
             how = " by Tute" if s.tute_declarer[lane] >= 0 else ""
             status = f"hand over: side {int(s.winner[lane])} wins{how}, {int(s.games[lane])} game(s)"
@@ -286,7 +306,7 @@ class TableRenderer:
             status = f"player_{int(s.current[lane])} to {DECISION_KINDS[s.decision[lane]]}"
         lines = [status, *extra]
         for k, line in enumerate(reversed(lines)):
-            self._text(line, (16, height - 10 - 20 * k), anchor="bottomleft")
+            self._text(line, (16, self.size[1] - 10 - 20 * k), anchor="bottomleft")
 
     def render(self, rules: Rules, state: State, lane: int = 0, viewer: int | None = None, show_all: bool = False,
                extra=()):
