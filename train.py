@@ -141,7 +141,12 @@ def parse_args(argv=None) -> Args:
     args = tyro.cli(Args, args=argv)
     if args.config:
         with open(args.config) as f:
-            values = yaml.safe_load(f) or {}
+            try:
+                values = yaml.safe_load(f) or {}
+            except yaml.YAMLError as err:
+                raise ValueError(f"{args.config} is not a YAML file: {str(err).splitlines()[0]}") from None
+        if not isinstance(values, dict):
+            raise ValueError(f"{args.config}: expected a mapping of training options, got {type(values).__name__}")
         unknown = sorted(set(values) - {f.name for f in dataclasses.fields(Args)})
         if unknown:
             raise ValueError(f"{args.config}: unknown training option(s) {unknown}")
@@ -149,7 +154,30 @@ def parse_args(argv=None) -> Args:
             if key in values:
                 values[key] = tuple(values[key])
         args = tyro.cli(Args, args=argv, default=dataclasses.replace(Args(), **values, config=args.config))
+    check_args(args)
     return args
+
+
+def check_args(args: Args) -> None:
+    """Numbers out of range are named before anything runs."""
+    at_least = {"total_steps": 1, "num_envs": 1, "num_steps": 1, "update_epochs": 1, "num_minibatches": 1,
+                "pool_size": 0, "snapshot_every": 0, "eval_every": 0, "eval_deals": 1, "checkpoint_every": 1,
+                "threads": 1}
+    for name, low in at_least.items():
+        value = getattr(args, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{name} must be an integer of at least {low}, got {value!r}")
+    if (args.num_envs * args.num_steps) % args.num_minibatches:
+        raise ValueError(f"num_minibatches ({args.num_minibatches}) must divide num_envs x num_steps "
+                         f"({args.num_envs * args.num_steps})")
+    for name, low, high in (("learning_rate", 0, None), ("clip_coef", 0, None), ("gamma", 0, 1),
+                            ("gae_lambda", 0, 1), ("partner_mix", 0, 1), ("points_weight", 0, None)):
+        value = getattr(args, name)
+        if not low <= value or (high is not None and value > high) or (name in ("learning_rate", "clip_coef")
+                                                                        and value == 0):
+            raise ValueError(f"{name} must be in {'(' if value == 0 else '['}{low}, {high or 'inf'}], got {value!r}")
+    if not args.hidden or min(args.hidden) < 1:
+        raise ValueError(f"hidden must be one or more positive layer widths, got {args.hidden}")
 
 
 # ------------------------------------------------------------------------------------------------
