@@ -165,104 +165,143 @@ def _take(info: InfoSet, rows: np.ndarray) -> InfoSet:
 
 def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
     """(B, 40) expected value in points of playing each card (meaningful for held cards)."""
-    n = rules.num_players
-    b = info.batch_size
-    lanes = np.arange(b)
-    trump = info.trump.astype(np.intp)
-    trump_set = SUIT_SET[trump]  # (B,)
-    is_trump = CARD_SUIT[None, :] == trump[:, None]  # (B, 40)
-    hand = info.hand
-    tricks_left = rules.num_tricks - info.tricks_played.astype(np.int64)
-    last_trick = tricks_left == 1
+    c = _Context(rules, info)
+    seats = _count_cards(rules, info, c)
+    p_safe, p_lead_safe = _safety(info, c, seats)
+    p_side, p_mine = _win_chances(info, c, seats, p_safe)
+    value = (2 * p_side - 1) * _trick_worth(info, c)
+    cante_value, sing_after, tute_cards = _cantes(rules, info, c)
+    p_sing = p_side if (c.partnership and rules.singers == "side") else p_mine
+    value += SING_NOW * p_sing * sing_after
+    value -= _keep_values(rules, info, c, p_lead_safe, cante_value, tute_cards)
+    return _add_lead_bonuses(info, c, value, p_safe)
 
-    # --- card counting -----------------------------------------------------------------------
-    shown_bit = np.where(info.shown_card >= 0, BIT[np.maximum(info.shown_card, 0)], U64(0))
-    hidden = ALL_CARDS & ~hand & ~info.all_played
-    if rules.has_stock:
-        hidden &= ~shown_bit  # the turned card lies on the table (drawn last, or out of play)
-    in_trick = info.trick >= 0
-    hand_count = popcount(hand).astype(np.float64)
-    known = info.known & hidden[:, None]
+
+class _Context:
+    """The quantities of a batch of information sets that the rules share."""
+
+    def __init__(self, rules: Rules, info: InfoSet):
+        n = rules.num_players
+        b = self.b = info.batch_size
+        self.lanes = np.arange(b)
+        trump = self.trump = info.trump.astype(np.intp)
+        self.trump_set = SUIT_SET[trump]  # (B,)
+        self.is_trump = CARD_SUIT[None, :] == trump[:, None]  # (B, 40)
+        self.tricks_left = rules.num_tricks - info.tricks_played.astype(np.int64)
+        self.last_trick = self.tricks_left == 1
+        shown_bit = np.where(info.shown_card >= 0, BIT[np.maximum(info.shown_card, 0)], U64(0))
+        hidden = ALL_CARDS & ~info.hand & ~info.all_played
+        if rules.has_stock:
+            hidden &= ~shown_bit  # the turned card lies on the table (drawn last, or out of play)
+        self.hidden = hidden  # (B,) the cards whose place is unknown
+        self.master = (STRONGER[None, :] & hidden[:, None]) == 0  # (B, 40) no unknown card beats it
+        self.partnership = rules.partnerships
+        self.opponents = [k for k in range(1, n) if not (self.partnership and k == 2)]
+        self.in_trick = info.trick >= 0  # (B, n) the seats that have played to the trick
+        self.following = info.decision == FOLLOW
+        trick_cards = np.where(self.in_trick, info.trick, 0).astype(np.intp)
+        self.table_points = (_POINTS[trick_cards] * self.in_trick).sum(axis=1)
+        later = ~self.in_trick  # seats still to play this trick (for a lead: everyone)
+        later[:, 0] = False
+        self.later = later
+        self.n_later = later.sum(axis=1)
+
+
+def _count_cards(rules: Rules, info: InfoSet, c: _Context) -> list[_Seat | None]:
+    """R1, card counting: what the observer can tell about each later seat's hand (index 0,
+    the observer itself, is None)."""
+    hand_count = popcount(info.hand).astype(np.float64)
+    known = info.known & c.hidden[:, None]
     known_any = np.bitwise_or.reduce(known[:, 1:], axis=1)
     seats: list[_Seat | None] = [None]
-    for k in range(1, n):
+    for k in range(1, rules.num_players):
         kn = known[:, k]
-        poss = hidden & ~info.cannot_hold[:, k] & ~(known_any & ~kn)
+        poss = c.hidden & ~info.cannot_hold[:, k] & ~(known_any & ~kn)
         free = poss & ~kn
-        slots = np.maximum(hand_count - in_trick[:, k] - popcount(kn), 0)
+        slots = np.maximum(hand_count - c.in_trick[:, k] - popcount(kn), 0)
         q = np.clip(slots / np.maximum(popcount(free), 1), 0.0, 1.0)
         seats.append(_Seat(kn, free, q))
+    return seats
 
-    partnership = rules.partnerships
-    opponents = [k for k in range(1, n) if not (partnership and k == 2)]
-    following = info.decision == FOLLOW
-    led = np.where(following, info.led_card, -1)
-    led_suit = np.where(following, CARD_SUIT[np.maximum(led, 0)], -1).astype(np.intp)
-    trick_cards = np.where(in_trick, info.trick, 0).astype(np.intp)
-    table_points = (_POINTS[trick_cards] * in_trick).sum(axis=1)
-    later = ~in_trick  # seats still to play this trick (for a lead: everyone)
-    later[:, 0] = False
-    n_later = later.sum(axis=1)
 
+def _p_beat(odds, view, is_trump, will, strict) -> np.ndarray:
+    """(B, 40) chance a seat beats card c, were c winning the trick. ``odds``: the seat's
+    chances to hold a higher card of c's suit, any trump, no card of each suit; ``view``:
+    the suit of the trick, whether it is trumps, and whether c is of it, per card."""
+    p_higher, p_trumps, p_void = odds
+    suit, suit_trump, of_suit = view
+    void_c = np.take_along_axis(p_void, np.maximum(suit, 0), axis=1)
+    strict_p = np.where(of_suit, p_higher + np.where(suit_trump, 0.0, void_c * p_trumps),
+                        np.where(is_trump, void_c * p_higher, 0.0))
+    free_p = np.where(is_trump, p_higher, p_higher + (1 - p_higher) * p_trumps * will)
+    return np.clip(np.where(strict, strict_p, free_p), 0.0, 1.0)
+
+
+def _safety(info: InfoSet, c: _Context, seats: list[_Seat | None]) -> tuple[np.ndarray, np.ndarray]:
+    """R1: (B, 40) chances that no later opponent beats each card in this trick (``p_safe``),
+    and were the card led now (``p_lead_safe``, for the keep values)."""
+    b = c.b
+    led = np.where(c.following, info.led_card, -1)
+    led_suit = np.where(c.following, CARD_SUIT[np.maximum(led, 0)], -1).astype(np.intp)
     # Suit of the trick for each candidate card: the led suit, or the card's own when leading.
-    suit_c = np.where(following[:, None], led_suit[:, None], _SUIT_OF[None, :])  # (B, 40)
-    suit_is_trump = suit_c == trump[:, None]
+    suit_c = np.where(c.following[:, None], led_suit[:, None], _SUIT_OF[None, :])  # (B, 40)
+    suit_is_trump = suit_c == c.trump[:, None]
     higher = np.broadcast_to(STRONGER, (b, NUM_CARDS))
-    rich = (table_points[:, None] + _POINTS[None, :]) >= 10
+    rich = (c.table_points[:, None] + _POINTS[None, :]) >= 10
     will = np.where(rich, FREE_TRUMP_WILL_RICH, FREE_TRUMP_WILL)
     strict = info.strict[:, None]
     in_suit = _SUIT_OF[None, :] == suit_c
     suits4 = np.broadcast_to(SUIT_SET, (b, 4))
 
     own_suit = np.broadcast_to(_SUIT_OF[None, :], (b, NUM_CARDS))
-    lead_view = (own_suit, own_suit == trump[:, None], np.ones((b, NUM_CARDS), bool))
+    lead_view = (own_suit, own_suit == c.trump[:, None], np.ones((b, NUM_CARDS), bool))
     trick_view = (suit_c, suit_is_trump, in_suit)
 
-    def p_beat(odds, view) -> np.ndarray:
-        """(B, 40) chance a seat beats card c, were c winning the trick. ``odds``: the seat's
-        chances to hold a higher card of c's suit, any trump, no card of each suit; ``view``:
-        the suit of the trick, whether it is trumps, and whether c is of it, per card."""
-        p_higher, p_trumps, p_void = odds
-        suit, suit_trump, of_suit = view
-        void_c = np.take_along_axis(p_void, np.maximum(suit, 0), axis=1)
-        strict_p = np.where(of_suit, p_higher + np.where(suit_trump, 0.0, void_c * p_trumps),
-                            np.where(is_trump, void_c * p_higher, 0.0))
-        free_p = np.where(is_trump, p_higher, p_higher + (1 - p_higher) * p_trumps * will)
-        return np.clip(np.where(strict, strict_p, free_p), 0.0, 1.0)
-
     p_safe = np.ones((b, NUM_CARDS))
-    p_lead_safe = np.ones((b, NUM_CARDS))  # were the card led now: for the keep values
-    for k in opponents:
-        odds = (seats[k].p_any(higher), seats[k].p_any(trump_set)[:, None], 1 - seats[k].p_any(suits4))
-        p_safe *= np.where(later[:, k, None], 1 - p_beat(odds, trick_view), 1.0)
-        p_lead_safe *= 1 - p_beat(odds, lead_view)
+    p_lead_safe = np.ones((b, NUM_CARDS))
+    for k in c.opponents:
+        odds = (seats[k].p_any(higher), seats[k].p_any(c.trump_set)[:, None], 1 - seats[k].p_any(suits4))
+        p_safe *= np.where(c.later[:, k, None], 1 - _p_beat(odds, trick_view, c.is_trump, will, strict), 1.0)
+        p_lead_safe *= 1 - _p_beat(odds, lead_view, c.is_trump, will, strict)
+    return p_safe, p_lead_safe
 
-    # --- the trick -------------------------------------------------------------------------------
-    best = info.best_card.astype(np.intp)
-    best_is_trump = CARD_SUIT[np.maximum(best, 0)] == trump
-    best0 = np.maximum(best, 0)
-    same_suit = _SUIT_OF[None, :] == CARD_SUIT[best0][:, None]
-    same_suit_higher = same_suit & (_STRENGTH[None, :] > _STRENGTH[best0][:, None])
-    beats_best = np.where(following[:, None], same_suit_higher | (is_trump & ~best_is_trump[:, None]), True)
-    partner_winning = following & (info.trick_winner == 2) if partnership else np.zeros(b, bool)
-    partner_later = later[:, 2] if partnership else np.zeros(b, bool)
-    p_partner_safe = p_safe[lanes, np.maximum(best, 0)]  # the partner's card against later opponents
 
-    # Partner's known strength, for leads: known void in a suit (and may trump), or a known master.
-    rescue = np.full((b, 4), PARTNER_RESCUE if partnership else 0.0)
-    if partnership:
+def _lead_rescue(c: _Context, seats: list[_Seat | None]) -> np.ndarray:
+    """R4: (B, 40) chance the partner rescues a lead of each card that looks lost: higher when
+    the partner is known void in its suit (and may trump) or holds the suit's known master."""
+    b = c.b
+    rescue = np.full((b, 4), PARTNER_RESCUE if c.partnership else 0.0)
+    if c.partnership:
         partner = seats[2]
-        may_trump = partner.p_any(trump_set) > 0
-        suit_left = (hidden[:, None] & SUIT_SET[None, :]) != 0  # (B, 4)
+        may_trump = partner.p_any(c.trump_set) > 0
+        suit_left = (c.hidden[:, None] & SUIT_SET[None, :]) != 0  # (B, 4)
         void_known = (((partner.known | partner.free)[:, None] & SUIT_SET[None, :]) == 0) & suit_left
-        rescue = np.where(void_known & may_trump[:, None] & (np.arange(4)[None, :] != trump[:, None]),
+        rescue = np.where(void_known & may_trump[:, None] & (np.arange(4)[None, :] != c.trump[:, None]),
                           PARTNER_VOID_RESCUE, rescue)
         # A known card of the partner with nothing unknown above it.
         known_bits = unpack_sets(partner.known)  # (B, 40)
-        unknown_above = (STRONGER[None, :] & (hidden & ~partner.known)[:, None]) == 0
+        unknown_above = (STRONGER[None, :] & (c.hidden & ~partner.known)[:, None]) == 0
         master = (known_bits & unknown_above).reshape(b, 4, 10).any(axis=2)  # (B, 4)
         rescue = np.where(master, PARTNER_MASTER_RESCUE, rescue)
-    lead_rescue = rescue[:, _SUIT_OF]  # (B, 40)
+    return rescue[:, _SUIT_OF]  # (B, 40)
+
+
+def _win_chances(info: InfoSet, c: _Context, seats: list[_Seat | None],
+                 p_safe: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R2, R4: (B, 40) chances that the side (``p_side``) and the player itself (``p_mine``)
+    win the trick, were each card played."""
+    b = c.b
+    best = info.best_card.astype(np.intp)
+    best_is_trump = CARD_SUIT[np.maximum(best, 0)] == c.trump
+    best0 = np.maximum(best, 0)
+    same_suit = _SUIT_OF[None, :] == CARD_SUIT[best0][:, None]
+    same_suit_higher = same_suit & (_STRENGTH[None, :] > _STRENGTH[best0][:, None])
+    beats_best = np.where(c.following[:, None],
+                          same_suit_higher | (c.is_trump & ~best_is_trump[:, None]), True)
+    partner_winning = c.following & (info.trick_winner == 2) if c.partnership else np.zeros(b, bool)
+    partner_later = c.later[:, 2] if c.partnership else np.zeros(b, bool)
+    p_partner_safe = p_safe[c.lanes, np.maximum(best, 0)]  # the partner's card against later opponents
+    lead_rescue = _lead_rescue(c, seats)
 
     wins_now = beats_best
     p_side = np.where(
@@ -270,16 +309,28 @@ def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
         p_safe,
         np.where(partner_winning[:, None], p_partner_safe[:, None], 0.0),
     )
-    rescue_c = np.where(following[:, None], np.where(partner_later, PARTNER_RESCUE, 0.0)[:, None], lead_rescue)
+    rescue_c = np.where(c.following[:, None], np.where(partner_later, PARTNER_RESCUE, 0.0)[:, None],
+                        lead_rescue)
     p_side = p_side + (1 - p_side) * rescue_c * (~(partner_winning[:, None] & ~wins_now))
     p_mine = np.where(wins_now, p_safe, 0.0)
+    return p_side, p_mine
 
-    extra = np.where(info.strict, EXTRA_PER_LATER_CARD, EXTRA_FREE) * n_later
-    worth = (table_points[:, None] + _POINTS[None, :] + extra[:, None]
-             + np.where(last_trick, 10.0, 0.0)[:, None])
-    value = (2 * p_side - 1) * worth
 
-    # Cantes: the best cante to sing after a won trick, not broken by the card played.
+def _trick_worth(info: InfoSet, c: _Context) -> np.ndarray:
+    """R2, R6: (B, 40) points at stake in the trick, were each card played: the table, the
+    card, the later cards' expected points, and the last trick's 10."""
+    extra = np.where(info.strict, EXTRA_PER_LATER_CARD, EXTRA_FREE) * c.n_later
+    return (c.table_points[:, None] + _POINTS[None, :] + extra[:, None]
+            + np.where(c.last_trick, 10.0, 0.0)[:, None])
+
+
+def _cantes(rules: Rules, info: InfoSet, c: _Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """R2: the cantes in hand. Returns ``cante_value`` (B, 4), the points of each suit's
+    singable pair; ``sing_after`` (B, 40), the best cante (or Tute) to sing after a won trick,
+    not broken by the card played; ``tute_cards`` (B,), the four kings and/or knights held
+    (None with Tute off)."""
+    hand = info.hand
+    lanes, trump = c.lanes, c.trump
     pair_in_hand = (hand[:, None] & PAIR_SET[None, :]) == PAIR_SET[None, :]  # (B, 4)
     sung = info.sung_by >= 0
     singable = pair_in_hand & ~sung
@@ -290,37 +341,42 @@ def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
     order = np.argsort(-cante_value, axis=1)
     top, second = cante_value[lanes, order[:, 0]], cante_value[lanes, order[:, 1]]
     sing_after = np.where(_BREAKS[:, order[:, 0]].T, second[:, None], top[:, None])  # (B, 40)
+    tute_cards = None
     if rules.tute != "off":
         tute_hand = ((hand & KINGS) == KINGS) | ((hand & KNIGHTS) == KNIGHTS)
         tute_cards = np.where((hand & KINGS) == KINGS, KINGS, U64(0)) | np.where(
             (hand & KNIGHTS) == KNIGHTS, KNIGHTS, U64(0))
         tute_after = np.where(tute_hand[:, None] & ((BIT[None, :] & tute_cards[:, None]) == 0), 100.0, 0.0)
         sing_after = np.maximum(sing_after, tute_after)
-    sing_after = np.where(last_trick[:, None], 0.0, sing_after)
-    p_sing = p_side if (partnership and rules.singers == "side") else p_mine
-    value += SING_NOW * p_sing * sing_after
+    sing_after = np.where(c.last_trick[:, None], 0.0, sing_after)
+    return cante_value, sing_after, tute_cards
 
-    # --- what the card is worth kept ---------------------------------------------------------------
+
+def _keep_values(rules: Rules, info: InfoSet, c: _Context, p_lead_safe: np.ndarray,
+                 cante_value: np.ndarray, tute_cards: np.ndarray | None) -> np.ndarray:
+    """R3, R6: (B, 40) what each card is worth kept in the hand."""
     keep = KEEP_POINT_SHARE * _POINTS[None, :] * (2 * p_lead_safe - 1)
     keep += np.where(info.strict, STRENGTH_KEEP, STRENGTH_KEEP_FREE)[:, None] * _STRENGTH[None, :]
-    master = (STRONGER[None, :] & hidden[:, None]) == 0
-    keep += np.where(master & (p_lead_safe > 0.7), MASTER_KEEP, 0.0)
-    keep += np.where(is_trump, TRUMP_BASE + TRUMP_PER_STRENGTH * _STRENGTH[None, :], 0.0)
-    top_trump = is_trump & master
-    keep += np.where(top_trump & (tricks_left <= 3)[:, None], LAST_TRUMP_KEEP, 0.0)
+    keep += np.where(c.master & (p_lead_safe > 0.7), MASTER_KEEP, 0.0)
+    keep += np.where(c.is_trump, TRUMP_BASE + TRUMP_PER_STRENGTH * _STRENGTH[None, :], 0.0)
+    top_trump = c.is_trump & c.master
+    keep += np.where(top_trump & (c.tricks_left <= 3)[:, None], LAST_TRUMP_KEEP, 0.0)
     pair_keep = (cante_value * PAIR_KEEP)[:, _SUIT_OF] * _BREAKS[None, np.arange(NUM_CARDS), _SUIT_OF]
-    keep += np.where((tricks_left >= 2)[:, None], pair_keep, 0.0)
+    keep += np.where((c.tricks_left >= 2)[:, None], pair_keep, 0.0)
     if rules.tute != "off":
         keep += np.where((BIT[None, :] & tute_cards[:, None]) != 0, TUTE_KEEP, 0.0)
-    value -= keep
+    return keep
 
-    # --- leads -----------------------------------------------------------------------------------
+
+def _add_lead_bonuses(info: InfoSet, c: _Context, value: np.ndarray, p_safe: np.ndarray) -> np.ndarray:
+    """R5: adds to ``value`` (in place; returned) the bonuses for leading a sure winner and,
+    when long in trumps, the top trump."""
     leading = (info.decision == LEAD)[:, None]
     sure = p_safe > 0.9
-    cash = leading & sure & ~is_trump
+    cash = leading & sure & ~c.is_trump
     value += np.where(cash, CASH_BONUS, 0.0)
-    my_trumps = popcount(hand & trump_set)
-    their_trumps = popcount(hidden & trump_set)
+    my_trumps = popcount(info.hand & c.trump_set)
+    their_trumps = popcount(c.hidden & c.trump_set)
     draw = (my_trumps >= their_trumps) & (their_trumps > 0)
-    value += np.where(leading & top_trump & draw[:, None], DRAW_TRUMPS_BONUS, 0.0)
+    value += np.where(leading & c.is_trump & c.master & draw[:, None], DRAW_TRUMPS_BONUS, 0.0)
     return value
