@@ -184,3 +184,21 @@ def test_run_directories_are_never_replaced_by_accident(tmp_path):
         assert torch.equal(tensor, final_weights(again)[name]), name
     train.main([*common, "--overwrite", "--seed", "2"])
     assert len(list(run.glob("events.out.tfevents.*"))) == 1 and [r["update"] for r in log_rows(run)] == ["1"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--config", "no/such/config.yaml"], "No such file"),
+    (["--config", str(ROOT / "README.md")], "not a YAML file"),
+    (["--config", SMOKE, "--preset", "nope"], "unknown preset 'nope'"),
+    (["--config", SMOKE, "--bots", "random", "grandmaster"], "unknown agent 'grandmaster'"),
+    (["--config", SMOKE, "--num-envs", "0"], "num_envs must be"),
+    (["--config", SMOKE, "--gamma", "2"], "gamma must be"),
+    (["--config", SMOKE, "--seed", "-1"], "seed -1 must be"),
+])
+def test_command_line_bad_input_is_one_message_and_exit_2(tmp_path, argv, message):
+    run = tmp_path / "run"
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), *argv, "--run-dir", str(run)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not run.exists()  # nothing written
