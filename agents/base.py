@@ -77,6 +77,17 @@ _REGISTRY = {
 }
 
 
+#: Where the shipped trained agents are, one per preset: ``<preset>.pt``.
+CHECKPOINT_DIR = Path(__file__).parent / "checkpoints"
+
+
+def shipped_presets() -> list[str]:
+    """Presets with a shipped trained agent (``make_agent("ppo", PRESETS[name])``)."""
+    from tute_env.rules import PRESETS
+
+    return sorted(p.stem for p in CHECKPOINT_DIR.glob("*.pt") if p.stem in PRESETS)
+
+
 def agent_names() -> list[str]:
     return sorted(_REGISTRY)
 

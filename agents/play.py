@@ -5,16 +5,18 @@
     python -m agents.play --opponent path/to/checkpoint.pt --preset two_player
     python -m agents.play --preset manita --set target_games=2 --seat 1
 
-Levels: ``easy`` (the greedy bot), ``medium`` (heuristic), ``hard`` (PIMC search), ``trained``
-(the shipped PPO agent of the preset, where there is one); ``--opponent`` takes any agent name
+Levels: ``easy`` (the greedy bot: one ply, takes a trick with points cheaply), ``medium``
+(heuristic: counts cards, scores every card by its expected points), ``hard`` (pimc: searches
+over the deals consistent with what it has seen, about 0.05 s a move), ``trained`` (the shipped
+PPO agent, offered for the presets that have one); ``--opponent`` takes any agent name
 or a trained checkpoint path instead (in the partnership game your partner plays at the same
 level unless ``--partner`` says otherwise).
 
 At your turn the table is shown (your hand, the trick, the scores), then the moves you may
 make, numbered. Type a number, or the move itself: a card (``Ao``, ``3c``, ``Rb``; faces
 A 2 3 4 5 6 7 S C R, suits o c e b), ``sing-o`` .. ``sing-b``, ``tute``, ``exchange`` or
-``pass``. ``help`` explains, ``table`` shows the table again, ``quit`` stops. An illegal move
-is explained and you are asked again.
+``pass``. ``help`` explains, ``table`` shows the table again, ``tricks`` the tricks of this
+hand so far, ``quit`` (or Ctrl-C) stops. An illegal move is explained and you are asked again.
 """
 
 from __future__ import annotations
@@ -57,9 +59,14 @@ from tute_env.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_env.scoring import Scoring
 from tute_env.table import LEARNER, Table
 
-from .base import make_agent
+from .base import make_agent, shipped_presets
 
 LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "pimc", "trained": "ppo"}
+LEVEL_HELP = ("easy = greedy (one ply), medium = heuristic (counts cards), hard = pimc (search over possible "
+              "deals), trained = the shipped PPO agent (presets: {})")
+MOVES_HELP = ("At your turn type a number from the list of legal moves, or the move: a card, face then suit "
+              "(faces A 2 3 4 5 6 7 S C R, suits o c e b: Ao, 3c, Rb), sing-o .. sing-b, tute, exchange or pass. "
+              "Commands: help, table, tricks, quit (or Ctrl-C).")
 
 
 class Quit(Exception):
@@ -220,7 +227,7 @@ HELP = """Cards are written face then suit: faces A 2 3 4 5 6 7 S (sota) C (caba
 suits o (oros) c (copas) e (espadas) b (bastos). Strength: A 3 R C S 7 6 5 4 2.
 Points: A 11, 3 10, R 4, C 3, S 2; last trick +10; cantes (king and knight of a suit) 20, 40 in trumps.
 Type a number from the list or a move (Ao, sing-c, tute, exchange, pass); 'table' shows the table,
-'quit' stops."""
+'tricks' the tricks of this hand so far, 'quit' (or Ctrl-C) stops."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -254,7 +261,8 @@ def make_bots(rules: Rules, human: int, opponent: str, partner: str | None, seed
     return bots
 
 
-def human_turn(rules: Rules, game: Game, state: State, seat: int, io: Console, symbols: bool) -> int:
+def human_turn(rules: Rules, game: Game, state: State, seat: int, io: Console, symbols: bool,
+               history: Sequence[str] = ()) -> int:
     legal = [a for a in range(NUM_ACTIONS) if int(state.legal[0]) >> a & 1]
     cards = sorted((a for a in legal if a < NUM_CARDS), key=lambda c: (c // NUM_FACES, -CARD_STRENGTH[c]))
     menu = cards + [a for a in legal if a >= NUM_CARDS]
@@ -278,6 +286,9 @@ def human_turn(rules: Rules, game: Game, state: State, seat: int, io: Console, s
         if low in ("h", "help", "?"):
             io.say(HELP)
             continue
+        if low in ("tricks", "last", "history"):
+            io.say("\n".join(history) if history else "  no trick completed yet this hand")
+            continue
         if low in ("t", "table", "show", "hand"):
             io.say(render_text(rules, state, 0, viewer=seat, symbols=symbols))
             continue
@@ -300,11 +311,15 @@ class Narrator:
     def __init__(self, rules: Rules, human: int, io: Console):
         self.rules, self.human, self.io = rules, human, io
         self.tricks = self.hand = None
+        self.played: list[str] = []  # the trick in progress: "player_1 Ao", ...
+        self.history: list[str] = []  # the tricks of this hand, one line each
 
     def __call__(self, state: State, lanes: np.ndarray, actions: np.ndarray) -> None:
         self.catch_up(state)
         seat = int(state.current[0])
         self.io.say(narrate(self.rules, seat, int(actions[0]), state, you=self.human))
+        if actions[0] < NUM_CARDS:
+            self.played.append(f"{'you' if seat == self.human else f'player_{seat}'} {card_str(int(actions[0]))}")
         self.tricks, self.hand = int(state.tricks_played[0]), int(state.hands[0, self.human])
         self.points = int(state.card_points[0].sum())
 
@@ -313,7 +328,11 @@ class Narrator:
         if self.tricks is not None and state.tricks_played[0] > self.tricks:
             winner = int(state.last_winner[0])
             who = "You win" if winner == self.human else f"player_{winner} wins"
-            self.io.say(f"  -> {who} the trick ({int(state.card_points[0].sum()) - self.points} points)")
+            gained = int(state.card_points[0].sum()) - self.points
+            self.io.say(f"  -> {who} the trick ({gained} points)")
+            self.history.append(f"trick {len(self.history) + 1}: {', '.join(self.played)} -> "
+                                f"{'you' if winner == self.human else f'player_{winner}'} ({gained} points)")
+            self.played = []
             drawn = int(state.hands[0, self.human]) & ~self.hand
             if drawn:
                 self.io.say(f"  -> you draw {cards_str(cards_of(drawn))}")
@@ -331,7 +350,7 @@ def play_hand(rules: Rules, state: State, human: int, bots: dict, io: Console, s
     table.advance(state)
     while not state.done[0]:
         narrator.catch_up(state)
-        table.step(state, np.array([human_turn(rules, game, state, human, io, symbols)]))
+        table.step(state, np.array([human_turn(rules, game, state, human, io, symbols, narrator.history)]))
         table.advance(state)
     narrator.catch_up(state)
     return state
@@ -400,11 +419,14 @@ def _score(match: Scoring) -> list[int]:
 
 
 def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input, out=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agents.play", description="Play Tute against the bots.")
+    shipped = shipped_presets()
+    parser = argparse.ArgumentParser(prog="tute-play", description="Play Tute in the terminal against the bots.",
+                                     epilog=MOVES_HELP)
     parser.add_argument("--preset", default="partnership", choices=sorted(PRESETS))
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="OPTION=VALUE",
                         help="override a rule option (repeatable), e.g. --set target_games=2")
-    parser.add_argument("--level", default="medium", choices=sorted(LEVELS), help="bot level (default medium)")
+    parser.add_argument("--level", default="medium", choices=sorted(LEVELS),
+                        help="bot level (default medium): " + LEVEL_HELP.format(", ".join(shipped)))
     parser.add_argument("--opponent", help="agent for the other seats instead of --level (a name or a checkpoint)")
     parser.add_argument("--partner", help="agent for your partner (partnership game)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
@@ -419,13 +441,21 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
         parser.error(str(err))
     if not 0 <= args.seat < rules.num_players:
         parser.error(f"--seat must be 0..{rules.num_players - 1}")
+    if args.hands is not None and args.hands < 1:
+        parser.error(f"--hands must be at least 1, got {args.hands}")
+    if args.level == "trained" and not args.opponent and not any(rules == PRESETS[p] for p in shipped):
+        parser.error(f"--level trained: no shipped agent plays these rules (shipped: {', '.join(shipped)}); "
+                     "choose another level or pass --opponent CHECKPOINT")
     opponent = args.opponent or LEVELS[args.level]
     try:
         bots = make_bots(rules, args.seat, opponent, args.partner, seed=args.seed or 0)
-    except Exception as err:  # any loader failure is reported, not raised
-        io.say(f"cannot load the agent {opponent!r}: {err}")
-        return 2
-    run(rules, args.seat, bots, io, seed=args.seed, hands=args.hands, symbols=not args.plain)
+    except ValueError as err:
+        parser.error(f"cannot make the agent: {err}")
+    try:
+        run(rules, args.seat, bots, io, seed=args.seed, hands=args.hands, symbols=not args.plain)
+    except KeyboardInterrupt:
+        io.say("\nBye.")
+        return 130
     return 0
 
 

@@ -19,10 +19,9 @@ from tute_env.cards import NUM_ACTIONS
 from tute_env.observation import observation_layout, observation_scale, perfect_information_layout
 from tute_env.rules import Rules
 
-from .base import Agent
+from .base import CHECKPOINT_DIR, Agent, shipped_presets
 
 FORMAT = "tute_env.ppo/1"
-CHECKPOINT_DIR = Path(__file__).parent / "checkpoints"
 
 
 class PolicyNet(nn.Module):
@@ -159,13 +158,16 @@ class PPOAgent(Agent):
             data = load_checkpoint(path)
             if rules_of(data) == rules:
                 return build_policy(data), rules
-        raise ValueError(f"no shipped PPO agent for these rules ({rules}); pass a checkpoint path instead")
+        raise ValueError(f"no shipped PPO agent for these rules: the shipped ones play {', '.join(shipped_presets())} "
+                         "as preset; pass a checkpoint path instead")
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, rules: Rules, seed: int = 0) -> PPOAgent:
         data = load_checkpoint(path)
         if rules_of(data) != rules:
-            raise ValueError(f"checkpoint {path} was trained for other rules: {rules_of(data)}")
+            trained = rules_of(data)
+            changed = ", ".join(f"{k}={getattr(trained, k)!r}" for k in data["rules"] if getattr(trained, k) != getattr(rules, k))
+            raise ValueError(f"checkpoint {path} was trained for other rules: preset {data.get('preset')!r} ({changed})")
         agent = cls(rules, seed, net=build_policy(data))
         agent.name = f"ppo:{Path(path).name}"
         return agent

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -137,10 +140,49 @@ def test_exchange_is_described_with_the_card_given(turned, given):
     assert narrate(rules, 0, EXCHANGE, state, you=0) == f"You exchange the {given} for the turned {turned}"
 
 
-def test_unknown_opponent_is_reported():
+@pytest.mark.parametrize("argv, message", [
+    (["--opponent", "no_such_bot"], "cannot make the agent: unknown agent 'no_such_bot'"),
+    (["--preset", "three_player", "--level", "trained"], "no shipped agent plays these rules"),
+    (["--preset", "two_player", "--set", "tute=off", "--level", "trained"], "no shipped agent plays these rules"),
+    (["--seat", "7"], "--seat must be 0..3"),
+    (["--hands", "0"], "--hands must be at least 1"),
+    (["--opponent", "README.md"], "not a checkpoint torch can load"),
+])
+def test_command_line_bad_input_is_one_message_and_exit_2(argv, message):
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([sys.executable, "-m", "agents.play", *argv], cwd=root, capture_output=True, text=True,
+                          input="", timeout=300)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_help_names_each_level_and_how_to_type_a_move():
+    root = Path(__file__).resolve().parent.parent
+    text = subprocess.run([sys.executable, "-m", "agents.play", "--help"], cwd=root, capture_output=True, text=True,
+                          timeout=300).stdout
+    text = " ".join(text.split())
+    for words in ("easy = greedy", "medium = heuristic", "hard = pimc", "trained = the shipped PPO agent (presets: "
+                  "partnership, two_player)", "faces A 2 3 4 5 6 7 S C R", "sing-o", "tricks"):
+        assert words in text
+
+
+def test_ctrl_c_exits_cleanly():
+    def interrupt(prompt=""):
+        raise KeyboardInterrupt
+
     out = io.StringIO()
-    assert main(["--opponent", "no_such_bot"], input_fn=scripted([]), out=out) == 2
-    assert "cannot load the agent 'no_such_bot'" in out.getvalue()
+    assert main(["--preset", "two_player", "--seed", "1"], input_fn=interrupt, out=out) == 130
+    assert out.getvalue().rstrip().endswith("Bye.")
+
+
+def test_the_tricks_command_shows_the_tricks_of_the_hand():
+    out = io.StringIO()
+    answers = iter(["tricks"] + ["1", "tricks"] * 40)
+    main(["--preset", "two_player", "--level", "easy", "--seed", "3", "--hands", "1", "--plain"],
+         input_fn=lambda prompt="": next(answers), out=out)
+    text = out.getvalue()
+    assert "no trick completed yet this hand" in text
+    assert "trick 1: " in text and "trick 2: " in text and " points)" in text
 
 
 def test_partner_and_seat_options():
