@@ -600,3 +600,19 @@ def test_render_without_mode_warns_and_returns_none():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert env.render() is None
+
+
+def test_ansi_plain_text_is_ascii_and_drawn_modes_without_pygame_name_the_extra():
+    env = tute_v0.env(variant="two_player", render_mode="ansi", plain=True)
+    env.reset(seed=0)
+    text = env.render()
+    assert text.isascii() and "trump" in text
+    fancy = tute_v0.env(variant="two_player", render_mode="ansi")
+    fancy.reset(seed=0)
+    assert not fancy.render().isascii()  # suit symbols by default
+    code = ("import sys; sys.modules['pygame'] = None\n"
+            "from tute_env import tute_v0\n"
+            "env = tute_v0.env(variant='two_player', render_mode='rgb_array'); env.reset(seed=0)\n"
+            "try:\n    env.render()\nexcept ImportError as err:\n    print(err)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert "pip install 'tute_env[render]'" in proc.stdout, proc.stdout + proc.stderr

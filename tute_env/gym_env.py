@@ -274,13 +274,14 @@ class TuteEnv(gymnasium.Env):
     def __init__(self, variant: str | Rules = "partnership", *, seat: int = 0, control_partner: bool = False,
                  opponents="random", episode: str = "hand", reward: str = "win", points_weight: float = 0.0,
                  illegal_action: str = "penalty", scaled: bool = False, render_mode: str | None = None,
-                 show_all_hands: bool = False, **rule_options):
+                 show_all_hands: bool = False, plain: bool = False, **rule_options):
         where = "TuteEnv"
         rules = parse_env_args(variant, episode, reward, render_mode, rule_options,
                                render_modes=tuple(self.metadata["render_modes"]), where=where)
         _check_common(illegal_action, scaled, where)
-        if not isinstance(show_all_hands, bool):
-            raise ValueError(f"bad argument show_all_hands={show_all_hands!r} for {where}: expected True or False")
+        for name, value in (("show_all_hands", show_all_hands), ("plain", plain)):
+            if not isinstance(value, bool):
+                raise ValueError(f"bad argument {name}={value!r} for {where}: expected True or False")
         self.rules, self.episode = rules, episode
         self.seat, self.control_partner = int(seat), control_partner
         self._games = _LearnerGames(rules, 1, _learner_seats(rules, seat, control_partner, where), opponents,
@@ -288,7 +289,7 @@ class TuteEnv(gymnasium.Env):
         self.opponents = self._games.opponents
         self.illegal_action, self.scaled = illegal_action, scaled
         self.render_mode = render_mode
-        self._renderer = EnvRenderer(render_mode, show_all_hands, self.metadata["render_fps"]) if render_mode else None
+        self._renderer = EnvRenderer(render_mode, show_all_hands, self.metadata["render_fps"], plain) if render_mode else None
         self.observation_space = _observation_space(rules, scaled)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._scale = observation_scale(rules)

@@ -124,7 +124,11 @@ class TableRenderer:
     CARD_W, CARD_H = 56, 84
 
     def __init__(self, human: bool = False, fps: int = 2, size: tuple[int, int] = (1000, 720)):
-        import pygame  # lazily: only the drawn render modes need it
+        try:
+            import pygame  # lazily: only the drawn render modes need it
+        except ImportError:
+            raise ImportError("the drawn render modes (rgb_array, human) need pygame: "
+                              "pip install 'tute_env[render]' (the ansi mode needs nothing)") from None
 
         self.pg = pygame
         pygame.font.init()
@@ -333,12 +337,13 @@ class TableRenderer:
 
 
 class EnvRenderer:
-    """What the environments render: ``"ansi"`` text or a drawn table (``"rgb_array"``,
-    ``"human"``) of a one-game state, seen by the seat to act (every hand with ``show_all``),
-    with the match score of a :class:`tute_env.scoring.Scoring` in ``"match"`` episodes."""
+    """What the environments render: ``"ansi"`` text (suit letters instead of symbols with
+    ``plain``) or a drawn table (``"rgb_array"``, ``"human"``) of a one-game state, seen by the
+    seat to act (every hand with ``show_all``), with the match score of a
+    :class:`tute_env.scoring.Scoring` in ``"match"`` episodes."""
 
-    def __init__(self, mode: str, show_all: bool = False, fps: int = 2):
-        self.mode, self.show_all, self.fps = mode, show_all, fps
+    def __init__(self, mode: str, show_all: bool = False, fps: int = 2, plain: bool = False):
+        self.mode, self.show_all, self.fps, self.plain = mode, show_all, fps, plain
         self._table: TableRenderer | None = None
 
     def render(self, rules: Rules, state: State, scoring=None):
@@ -352,7 +357,7 @@ class EnvRenderer:
                 + f"  (hand {int(scoring.hands[0]) + (0 if state.done[0] else 1)})"
             )
         if self.mode == "ansi":
-            text = render_text(rules, state, viewer=viewer, show_all=self.show_all)
+            text = render_text(rules, state, viewer=viewer, show_all=self.show_all, symbols=not self.plain)
             return "\n".join([text, *("  " + line for line in extra)])
         if self._table is None:
             self._table = TableRenderer(human=self.mode == "human", fps=self.fps)

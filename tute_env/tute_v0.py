@@ -10,7 +10,7 @@ R1..R10 below); every rule option there is a keyword argument here.
 | Registry           | `pettingzoo.make("aec", "tute_env/tute_v0")` after the import     |
 | Actions            | Discrete                                                          |
 | Parallel API       | Yes, turn-based: `tute_v0.parallel_env()`                         |
-| Manual Control     | No                                                                |
+| Manual Control     | A person plays against the bots with `tute-play` (`agents/play.py`) |
 | Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']` (partnership) |
 | Agents             | 4 (`partnership`, `manita`), 3 (`three_player`), 2 (the others)   |
 | Action Shape       | Discrete(47)                                                      |
@@ -49,7 +49,7 @@ points wins the hand and one game, two with more than 100 points in the partners
 
 ``` python
 tute_v0.env(variant="partnership", episode="hand", reward="win", render_mode=None,
-            show_all_hands=False, **rule_options)
+            show_all_hands=False, plain=False, **rule_options)
 ```
 
 `variant`: the preset, one of `partnership` (default), `manita`, `two_player`,
@@ -69,6 +69,9 @@ e.g. `stock_duty="strict"`, `singers="winner"`, `tute="off"`, `target_games=3` (
 `render_mode`: `None`, `"ansi"` (a text table), `"rgb_array"` or `"human"` (a drawn table).
 
 `show_all_hands`: render every hand face up, not just the acting player's (a debug view).
+
+`plain`: the `"ansi"` text uses suit letters (`o c e b`) instead of symbols (plain ASCII, as
+the play mode's `--plain`).
 
 A bad argument raises `ValueError` naming it.
 
@@ -348,12 +351,14 @@ class raw_env(AECEnv, EzPickle):
     }
 
     def __init__(self, variant: str | Rules = "partnership", episode: str = "hand", reward: str = "win",
-                 render_mode: str | None = None, show_all_hands: bool = False, **rule_options):
-        EzPickle.__init__(self, variant, episode, reward, render_mode, show_all_hands, **rule_options)
+                 render_mode: str | None = None, show_all_hands: bool = False, plain: bool = False, **rule_options):
+        EzPickle.__init__(self, variant, episode, reward, render_mode, show_all_hands, plain, **rule_options)
         super().__init__()
         self.rules = parse_env_args(variant, episode, reward, render_mode, rule_options)
-        if not isinstance(show_all_hands, bool):
-            raise ValueError(f"bad argument show_all_hands={show_all_hands!r} for tute_v0.env: expected True or False")
+        for name, value in (("show_all_hands", show_all_hands), ("plain", plain)):
+            if not isinstance(value, bool):
+                raise ValueError(f"bad argument {name}={value!r} for tute_v0.env: expected True or False")
+        self.plain = plain
         self.variant, self.episode, self.reward_kind = variant, episode, reward
         self.render_mode, self.show_all_hands = render_mode, show_all_hands
         self.game = Game(self.rules)
@@ -580,7 +585,7 @@ class raw_env(AECEnv, EzPickle):
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self._renderer is None:
-            self._renderer = EnvRenderer(self.render_mode, self.show_all_hands, self.metadata["render_fps"])
+            self._renderer = EnvRenderer(self.render_mode, self.show_all_hands, self.metadata["render_fps"], self.plain)
         return self._renderer.render(self.rules, self._state, self._scoring)
 
     def close(self) -> None:
