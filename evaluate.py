@@ -243,7 +243,8 @@ def _evaluate(
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=num_deals * len(seat_agents), unit="hand", desc=desc or f"{names[0]} vs {names[1]}",
+        # disable=None: a bar on a terminal only, so logs get no carriage returns
+        bar = tqdm(total=num_deals * len(seat_agents), unit="hand", desc=desc or f"{names[0]} vs {names[1]}", disable=None,
                    leave=False, file=sys.stderr)
     start = time.perf_counter()
     scores, diffs, games_a, games_b = [], [], 0.0, 0.0
@@ -504,7 +505,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     parser.add_argument("--csv", metavar="PATH", help="write one CSV row per pairing")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the win-rate table")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (there is one on a terminal only)")
     return parser
 
 

@@ -133,7 +133,7 @@ class Args:
     losses stay float32): ~3x faster on CPUs with native bfloat16 (AVX512-BF16, AMX), slower on
     others. A speed setting: a run may be resumed with it changed."""
     progress: bool = True
-    """Show a progress bar."""
+    """Show a progress bar (on a terminal only: a log file gets no carriage returns)."""
 
 
 def parse_args(argv=None) -> Args:
@@ -570,7 +570,7 @@ def main(argv=None) -> None:
                         critic_enc(rules, games.state, seat0).shape[1])
     with mixed_precision(args):
         games.advance()
-    bar = tqdm(total=num_updates, initial=update, disable=not args.progress, desc="updates")
+    bar = tqdm(total=num_updates, initial=update, disable=None if args.progress else True, desc="updates")
     start_time, start_update, start_decisions = time.time(), update, games.decisions
     while update < num_updates:
         if args.anneal_lr:

@@ -188,3 +188,11 @@ def test_progress_bar_runs():
         warnings.simplefilter("ignore")
         r = evaluate_pairing("corriente", "greedy", "random", num_deals=10, progress=True)
     assert r.num_deals == 10
+
+
+def test_no_progress_bar_off_a_terminal():
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([sys.executable, str(root / "evaluate.py"), "greedy", "random", "--preset", "two_player",
+                           "--deals", "50"], cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "win rate" in proc.stdout
+    assert "\r" not in proc.stderr + proc.stdout  # a log file gets lines, not carriage returns

@@ -202,3 +202,10 @@ def test_command_line_bad_input_is_one_message_and_exit_2(tmp_path, argv, messag
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert not run.exists()  # nothing written
+
+
+def test_a_logged_run_has_no_carriage_returns(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--config", SMOKE, "--run-dir", str(tmp_path / "r"),
+                           "--progress"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and "final evaluation" in proc.stdout
+    assert "\r" not in proc.stderr + proc.stdout
