@@ -77,6 +77,9 @@ def test_killed_run_resumes_with_nothing_lost(tmp_path):
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
     assert load_checkpoint(killed / "checkpoint.pt")["update"] == 2  # update 3 was lost in the kill
+    # TensorBoard orders a run's event files by their names, which start with the second the
+    # writer opened: resume in a later second than the killed run started, as a person would.
+    time.sleep(1.1)
     train.main([*common, "--run-dir", str(killed), "--resume"])
     assert [int(r["update"]) for r in log_rows(killed)] == list(range(1, 7))
     # TensorBoard shows each update once: the killed run's update 3 is replaced, not repeated.
