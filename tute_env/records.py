@@ -38,7 +38,7 @@ from .deal import Deal
 from .rules import PRESETS, Rules, option_names
 
 __all__ = ["FORMAT", "Record", "RecordError", "RecordWriter", "Recorder", "check", "check_records", "deal_at_start",
-           "load_records", "parse_records", "replay", "variant_of"]
+           "finished_record", "load_records", "parse_records", "replay", "variant_of"]
 
 FORMAT = "tute-record/1"
 #: The fields every record has, in the order they are written.
@@ -256,6 +256,16 @@ def at_start(state: State, lanes: np.ndarray) -> np.ndarray:
     return (state.tricks_played[lanes] == 0) & (state.trick_size[lanes] == 0) & ~state.exchanged[lanes]
 
 
+def finished_record(rules: Rules, deal: Deal, players: Sequence[str], actions: Iterable[int], state: State,
+                    lane: int = 0, **optional) -> Record:
+    """The record of a hand played from ``deal`` with ``actions`` (ids), over in game ``lane`` of
+    ``state`` (its result is the core's), stamped with the time and the project version;
+    ``optional``: ``variant`` and the optional fields."""
+    result = {"points": state.totals[lane].tolist(), "winner": int(state.winner[lane]), "games": int(state.games[lane])}
+    return Record(rules=rules, deal=deal, players=list(players), actions=[action_str(a) for a in actions],
+                  result=result, time=now_utc(), version=project_version(), **optional)
+
+
 @dataclass
 class _Hand:
     deal: Deal
@@ -315,13 +325,8 @@ class Recorder:
             if not state.done[lane] or lane not in self._hands:
                 continue
             hand = self._hands.pop(lane)
-            record = Record(
-                rules=self.rules, deal=hand.deal, players=hand.players,
-                actions=[action_str(a) for a in hand.actions],
-                result={"points": state.totals[lane].tolist(), "winner": int(state.winner[lane]),
-                        "games": int(state.games[lane])},
-                variant=self.variant, time=now_utc(), version=project_version(), **hand.extra,
-            )
+            record = finished_record(self.rules, hand.deal, hand.players, hand.actions, state, lane,
+                                     variant=self.variant, **hand.extra)
             out.append(record)
             if self.on_record is not None:
                 self.on_record(record)

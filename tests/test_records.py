@@ -1,0 +1,247 @@
+"""Game records (tute_env.records, docs/records.md): written by evaluate.py, the env, the play
+mode and training; loaded, validated and replayed through the core."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import evaluate
+from agents.play import main as play_main
+from tute_env import tute_v0
+from tute_env.cards import action_id
+from tute_env.core import Game
+from tute_env.records import (
+    FORMAT,
+    Record,
+    RecordError,
+    Recorder,
+    RecordWriter,
+    check,
+    check_records,
+    deal_at_start,
+    load_records,
+    replay,
+)
+from tute_env.rules import PRESETS, make_rules, option_names
+from tute_env.table import RandomPolicy, Table
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Every preset, and option mixes that change who sings, what a Tute is worth, exchanges and duties.
+MIXES = [(preset, {}) for preset in sorted(PRESETS)] + [
+    ("partnership", {"singers": "winner", "tute": "wins_hand"}),
+    ("two_player", {"exchange": "after_win", "stock_duty": "trump_led"}),
+    ("three_player", {"stock_duty": "free"}),
+]
+MIX_IDS = [p + "".join(f"-{k}={v}" for k, v in o.items()) for p, o in MIXES]
+
+
+def replays_exactly(record: Record) -> None:
+    """Replay a record through the core action by action: every action legal in the state it was
+    recorded in, and the result the core reaches is the record's."""
+    game = Game(record.rules)
+    states = replay(record)
+    assert len(states) == len(record.actions) + 1
+    for state, action in zip(states, record.action_ids):
+        assert not state.done[0]
+        assert game.legal_action_mask(state)[0, action]
+    final = states[-1]
+    assert final.done[0]
+    assert record.result == {"points": final.totals[0].tolist(), "winner": int(final.winner[0]),
+                             "games": int(final.games[0])}
+    check(record)
+
+
+def random_records(rules, lanes=8, hands=24, seed=0):
+    """Records of random play at a table whose lanes are dealt anew (advance(on_done=...))."""
+    game = Game(rules)
+    state = game.random_state(seed, lanes)
+    recorder = Recorder(rules)
+    table = Table(game, [RandomPolicy(seed)], np.zeros(rules.num_players, int), hooks=[recorder])
+    ended = []
+
+    def on_done(done):
+        recorder.end(state, done)
+        ended.extend(done.tolist())
+        return done if len(ended) < hands else done[:0]
+
+    table.advance(state, on_done, np.random.default_rng(seed + 1))
+    return recorder.records
+
+
+# ----------------------------------------------------------------------------------------------
+# The recorder at a table; lanes dealt anew
+# ----------------------------------------------------------------------------------------------
+def test_redealt_lanes_record_each_hand_with_its_own_deal():
+    rules = make_rules("two_player")
+    game = Game(rules)
+    state = game.random_state(5, 2)
+    first_deals = [deal_at_start(rules, state, lane) for lane in range(2)]
+    recorder = Recorder(rules)
+    table = Table(game, [RandomPolicy(1)], [0, 0], hooks=[recorder])
+    second_deals = {}
+
+    def on_done(done):
+        recorder.end(state, done)
+        redeal = [lane for lane in done.tolist() if lane not in second_deals]
+        game.reset_done(state, np.random.default_rng(9 + len(second_deals)), lanes=redeal)
+        for lane in redeal:
+            second_deals[lane] = deal_at_start(rules, state, lane)
+        return []  # dealt here, so the test knows the second deals
+
+    table.advance(state, on_done)
+    table.advance(state, on_done)
+    records = recorder.records
+    assert len(records) == 4
+    by_deal = [r.deal for r in records]
+    for lane in range(2):
+        assert first_deals[lane] in by_deal and second_deals[lane] in by_deal
+        assert first_deals[lane] != second_deals[lane]
+    for record in records:
+        replays_exactly(record)
+
+
+@pytest.mark.parametrize("preset, options", MIXES, ids=MIX_IDS)
+def test_records_of_a_redealing_table_replay(preset, options):
+    rules = make_rules(preset, **options)
+    records = random_records(rules)
+    assert len(records) >= 24
+    assert {r.deal.dealer for r in records} == set(range(rules.num_players))
+    for record in records[:6]:
+        replays_exactly(record)
+    check_records(records)
+
+
+def test_a_hand_joined_in_the_middle_is_not_recorded_and_an_unreported_one_is_dropped():
+    rules = make_rules("partnership")
+    game = Game(rules)
+    state = game.random_state(1, 1)
+    policy = RandomPolicy(2)
+    bare = Table(game, [policy], [0, 0, 0, 0])
+    bare.step(state, bare.actions(state, ~state.done))  # one action before the recorder joins
+    recorder = Recorder(rules)
+    Table(game, [policy], [0, 0, 0, 0], hooks=[recorder]).advance(state)
+    assert recorder.end(state) == []
+    state = game.random_state(2, 1)
+    Table(game, [policy], [0, 0, 0, 0], hooks=[recorder]).advance(state)
+    game.reset_done(state, np.random.default_rng(0))  # the finished hand is never reported
+    second = deal_at_start(rules, state, 0)
+    Table(game, [policy], [0, 0, 0, 0], hooks=[recorder]).advance(state)
+    (record,) = recorder.end(state)
+    assert record.deal == second and record.result["points"] == state.totals[0].tolist()
+    replays_exactly(record)
+
+
+# ----------------------------------------------------------------------------------------------
+# Writers: evaluate.py, the env, the play mode
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("preset, options", MIXES, ids=MIX_IDS)
+def test_evaluate_records_every_hand(tmp_path, preset, options):
+    rules = make_rules(preset, **options)
+    path = tmp_path / "eval.jsonl"
+    result = evaluate.evaluate_pairing(rules, "random", "greedy", num_deals=3, batch_deals=2, record=path)
+    records = load_records(path)
+    assert len(records) == result.hands
+    seatings = result.seatings
+    for k, record in enumerate(records):
+        assert record.seed == evaluate.HELD_OUT_SEED_START + k // seatings
+        assert record.meta["seating"] == k % seatings
+        teams = record.meta["teams"]
+        assert record.players == ["random" if t == "A" else "greedy" for t in teams]
+        assert record.variant == preset and record.rules == rules
+    # the duplicate seatings of a deal are the same deal
+    assert records[0].deal == records[1].deal
+    assert records[0].deal == Record.from_dict(json.loads(path.read_text().splitlines()[0])).deal
+    for record in records[:3]:
+        replays_exactly(record)
+
+
+def test_evaluate_command_line_records_and_checks_the_directory(tmp_path):
+    path = tmp_path / "x.jsonl"
+    assert evaluate.main(["random", "greedy", "--preset", "two_player", "--deals", "2", "--no-progress",
+                          "--record", str(path)]) == 0
+    records = load_records(path)
+    assert len(records) == 4 and records[0].players in (["random", "greedy"], ["greedy", "random"])
+    proc = subprocess.run([sys.executable, "evaluate.py", "random", "greedy", "--record", str(tmp_path / "no" / "x")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2
+    assert "--record" in proc.stderr and "does not exist" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def env_records(rules_args, episode, seed):
+    env = tute_v0.env(episode=episode, **rules_args)
+    env.reset(seed=seed)
+    records = []
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        if "record" in info and not any(info["record"] is r for r in records):
+            records.append(info["record"])
+        action = None if termination or truncation else env.action_space(agent).sample(observation["action_mask"])
+        env.step(action)
+    return env, records
+
+
+@pytest.mark.parametrize("preset, options", MIXES, ids=MIX_IDS)
+def test_env_records_replay(preset, options):
+    _, records = env_records({"variant": preset, **options}, "match", seed=7)
+    assert len(records) >= 1
+    assert [r["hand"] for r in records] == list(range(len(records)))
+    assert len({r["match"] for r in records}) == 1
+    for data in records:
+        record = Record.from_dict(json.loads(json.dumps(data)))
+        assert record.variant == preset and record.players == [f"player_{i}" for i in range(record.rules.num_players)]
+        replays_exactly(record)
+
+
+@pytest.mark.parametrize("preset", ["partnership", "two_player", "three_player"])
+def test_env_reset_with_a_record_plays_its_hand_again(preset):
+    env, (data,) = env_records({"variant": preset}, "hand", seed=11)
+    raw = env.unwrapped
+    assert raw.record().to_dict() == data
+    for options in ({"record": data}, {"record": raw.record()}, {"deal": data["deal"]}):
+        env.reset(seed=99, options=options)
+        for action in data["actions"]:
+            env.step(action_id(action))
+        again = raw.record()
+        assert again.deal == raw.record().deal and again.actions == data["actions"]
+        assert again.result == data["result"]
+    other = make_rules(preset, target_games=9)
+    with pytest.raises(ValueError, match="rules differ from this env's in target_games"):
+        tute_v0.env(variant=other).reset(options={"record": data})
+    with pytest.raises(ValueError, match="give only one of"):
+        env.reset(options={"record": data, "dealer": 0})
+
+
+def test_env_players_label_the_records():
+    env = tute_v0.env(variant="two_player")
+    env.unwrapped.players = ["me", "heuristic"]
+    env.reset(seed=1)
+    while not all(env.terminations.values()):
+        observation = env.observe(env.agent_selection)
+        env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    assert env.unwrapped.record().players == ["me", "heuristic"]
+
+
+def test_records_file_round_trip(tmp_path):
+    records = random_records(make_rules("three_player"), hands=5)
+    path = tmp_path / "r.jsonl"
+    with RecordWriter(path) as writer:
+        for record in records:
+            writer(record)
+    with RecordWriter(path, mode="a", limit=2) as writer:
+        for record in records:
+            writer(record)
+    loaded = load_records(path)
+    assert [r.to_dict() for r in loaded] == [r.to_dict() for r in records + records[:2]]
+    first = json.loads(path.read_text().splitlines()[0])
+    assert first["format"] == FORMAT and list(first)[:7] == ["format", "variant", "rules", "deal", "players",
+                                                             "actions", "result"]
+    assert set(first["rules"]) == set(option_names())
+    assert set(first["deal"]) == {"dealer", "hands", "trump_card", "stock"}
