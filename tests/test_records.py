@@ -245,3 +245,192 @@ def test_records_file_round_trip(tmp_path):
                                                              "actions", "result"]
     assert set(first["rules"]) == set(option_names())
     assert set(first["deal"]) == {"dealer", "hands", "trump_card", "stock"}
+
+
+@pytest.mark.parametrize("preset, options", MIXES, ids=MIX_IDS)
+def test_play_mode_records_every_hand_to_the_history(preset, options):
+    argv = ["--preset", preset, *(f"--set={k}={v}" for k, v in options.items()), "--level", "easy", "--seed", "2",
+            "--hands", "2", "--plain"]
+    assert play_main(argv, input_fn=lambda prompt="": "1", out=io.StringIO()) == 0
+    from agents.play import history_path
+
+    records = load_records(history_path())
+    assert len(records) == 2
+    assert [r.hand for r in records] == [0, 1] and records[0].match == records[1].match
+    assert records[0].players == ["human"] + ["greedy"] * (records[0].rules.num_players - 1)
+    assert records[0].rules == make_rules(preset, **options) and records[0].variant == preset
+    assert records[1].deal.dealer == (records[0].deal.dealer + 1) % records[0].rules.num_players
+    for record in records:
+        replays_exactly(record)
+
+
+def test_play_mode_record_file_and_no_history(tmp_path):
+    from agents.play import history_path
+
+    path = tmp_path / "mine.jsonl"
+    argv = ["--preset", "two_player", "--level", "easy", "--seed", "3", "--hands", "1", "--plain"]
+    play_main([*argv, "--record", str(path)], input_fn=lambda prompt="": "1", out=io.StringIO())
+    play_main([*argv, "--record", str(path)], input_fn=lambda prompt="": "1", out=io.StringIO())  # appends
+    assert len(load_records(path)) == 2 and not history_path().exists()
+    play_main([*argv, "--no-history"], input_fn=lambda prompt="": "1", out=io.StringIO())
+    assert not history_path().exists()
+
+
+def test_an_unwritable_history_is_a_one_line_notice(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_DATA_HOME", str(blocker))  # a file where a directory should be
+    out = io.StringIO()
+    code = play_main(["--preset", "corriente", "--level", "easy", "--seed", "1", "--hands", "1", "--plain"],
+                     input_fn=lambda prompt="": "1", out=out)
+    assert code == 0 and "Hand over" in out.getvalue()
+    notice = [line for line in out.getvalue().splitlines() if "not saving this game" in line]
+    assert len(notice) == 1 and str(blocker) in notice[0]
+
+
+def scripted(lines):
+    it = iter(lines)
+    return lambda prompt="": next(it)
+
+
+def test_terminal_replay_steps_forward_and_back_and_shows_everything(tmp_path):
+    rules = make_rules("partnership")
+    records = random_records(rules, lanes=2, hands=3, seed=4)
+    path = tmp_path / "r.jsonl"
+    with RecordWriter(path) as writer:
+        for record in records:
+            writer(record)
+    record = records[1]
+    total = len(record.actions)
+    out = io.StringIO()
+    code = play_main(["--replay", str(path), "--hand", "2", "--plain"],
+                     input_fn=scripted(["", "n", "p", "4", "e", "", "huh", "q"]), out=out)
+    assert code == 0
+    text = out.getvalue()
+    views = [block for block in text.split("\n[")[1:]]
+    assert [v.split("]")[0] for v in views] == [f"{k}/{total}" for k in (0, 1, 2, 1, 4, total)]
+    states = replay(record)
+    first = views[0]
+    for seat in range(4):  # every hand face up at the deal
+        from tute_env.render import hand_label
+
+        assert hand_label(int(states[0].hands[0, seat]), symbols=False) in first
+    assert views[1] == views[3]  # back to the same view
+    assert f"player_{states[0].current[0]} (player_{states[0].current[0]}) leads {record.actions[0]}" in views[1]
+    assert "trick 1: " in views[4] and "takes it" in views[4]
+    final = views[5]
+    points = record.result["points"]
+    assert f"side 0: {points[0]} " in final and f"side 1: {points[1]} " in final
+    assert f"hand over: side {record.result['winner']} wins" in final
+    assert "the hand is over" in text and "I do not understand 'huh'" in text
+
+
+def test_terminal_replay_defaults_to_the_last_hand(tmp_path):
+    records = random_records(make_rules("two_player"), lanes=1, hands=2, seed=8)
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(r.to_json() + "\n" for r in records))
+    out = io.StringIO()
+    assert play_main(["--replay", str(path), "--plain"], input_fn=scripted(["e", "q"]), out=out) == 0
+    assert f"[{len(records[-1].actions)}/{len(records[-1].actions)}]" in out.getvalue()
+
+
+# ----------------------------------------------------------------------------------------------
+# The loader rejects malformed records: the line and the field in the message
+# ----------------------------------------------------------------------------------------------
+def good_lines(n=3):
+    records = random_records(make_rules("two_player", exchange="after_win"), lanes=1, hands=n, seed=2)
+    return [r.to_dict() for r in records[:n]]
+
+
+def corrupt(data, how):
+    data = json.loads(json.dumps(data))
+    how(data)
+    return json.dumps(data)
+
+
+def _illegal(d):  # the first two actions swapped: the second seat cannot act first
+    d["actions"][0], d["actions"][1] = d["actions"][1], d["actions"][0]
+
+
+def _extra_action(d):
+    d["actions"].append(d["actions"][-1])
+
+
+def _short(d):
+    del d["actions"][-3:]
+
+
+def _wrong_points(d):
+    d["result"]["points"][0] += 1
+
+
+def _wrong_winner(d):
+    d["result"]["winner"] = 1 - d["result"]["winner"]
+
+
+@pytest.mark.parametrize("how, field, words", [
+    (lambda d: d.update(format="tute-record/2"), "format", "is not 'tute-record/1'"),
+    (lambda d: d.pop("deal"), "deal", "missing"),
+    (lambda d: d.pop("result"), "result", "missing"),
+    (lambda d: d["rules"].pop("tute"), "rules.tute", "missing"),
+    (lambda d: d["rules"].update(tute="sometimes"), "rules", "bad rules option tute='sometimes'"),
+    (lambda d: d.update(colour="red"), "colour", "unknown field"),
+    (lambda d: d["deal"]["hands"][0].__setitem__(0, "Zx"), "deal", "bad card string 'Zx'"),
+    (lambda d: d["deal"]["hands"][0].__setitem__(0, d["deal"]["hands"][1][0]), "deal", "duplicate card"),
+    (lambda d: d["actions"].__setitem__(3, "9o"), "actions", "action 3: bad action string '9o'"),
+    (lambda d: d.update(players=["a"]), "players", "expected a list of 2 strings"),
+    (lambda d: d["result"].update(winner=5), "result.winner", "5 is not a side 0..1"),
+    (lambda d: d.update(hand="first"), "hand", "expected an int"),
+    (_illegal, "actions", "is illegal for seat"),
+    (_extra_action, "actions", "comes after the hand ended"),
+    (_short, "actions", "the hand is not over after"),
+    (_wrong_points, "result", "the replay gives"),
+    (_wrong_winner, "result", "the replay gives"),
+])
+def test_the_loader_names_the_line_and_the_field(tmp_path, how, field, words):
+    lines = [json.dumps(d) for d in good_lines()]
+    lines[2] = corrupt(json.loads(lines[2]), how)
+    path = tmp_path / "bad.jsonl"
+    path.write_text(lines[0] + "\n\n" + lines[1] + "\n" + lines[2] + "\n")  # a blank line counts too
+    with pytest.raises(RecordError) as info:
+        load_records(path)
+    err = info.value
+    assert (err.line, err.field) == (4, field)
+    assert str(err).startswith(f"{path} line 4: field '{field}': ") and words in str(err)
+    assert isinstance(err, ValueError)
+
+
+def test_bad_json_and_non_objects_name_the_line(tmp_path):
+    good = json.dumps(good_lines(1)[0])
+    path = tmp_path / "bad.jsonl"
+    path.write_text(good + "\n" + good[:-5] + "\n")
+    with pytest.raises(RecordError, match=r"line 2: not valid JSON"):
+        load_records(path)
+    path.write_text("[1, 2]\n")
+    with pytest.raises(RecordError, match=r"line 1: a record is a JSON object"):
+        load_records(path)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["agents/play.py", "--replay", "BAD"], "line 2: field 'actions': action 0"),
+    (["agents/play.py", "--replay", "GOOD", "--hand", "9"], "--hand 9: "),
+    (["agents/play.py", "--replay", "MISSING"], "cannot read it"),
+    (["agents/play.py", "--hand", "2"], "--hand goes with --replay"),
+    (["agents/play.py", "--record", "NODIR"], "does not exist"),
+    (["evaluate.py", "random", "greedy", "--record", "NODIR"], "does not exist"),
+])
+def test_command_line_bad_input_is_one_message_and_exit_2(tmp_path, argv, words):
+    good = good_lines(2)
+    bad = json.loads(json.dumps(good[1]))
+    bad["actions"][0] = bad["actions"][1]
+    (tmp_path / "good.jsonl").write_text("".join(json.dumps(d) + "\n" for d in good))
+    (tmp_path / "bad.jsonl").write_text(json.dumps(good[0]) + "\n" + json.dumps(bad) + "\n")
+    paths = {"BAD": tmp_path / "bad.jsonl", "GOOD": tmp_path / "good.jsonl", "MISSING": tmp_path / "none.jsonl",
+             "NODIR": tmp_path / "no" / "x.jsonl"}
+    argv = [str(paths.get(a, a)) for a in argv]
+    if argv[0] == "agents/play.py":
+        argv = ["-m", "agents.play", *argv[1:]]
+    proc = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, input="", timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert words in proc.stderr and "Traceback" not in proc.stderr
+    assert len([line for line in proc.stderr.splitlines() if "error:" in line]) == 1
