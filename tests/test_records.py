@@ -434,3 +434,18 @@ def test_command_line_bad_input_is_one_message_and_exit_2(tmp_path, argv, words)
     assert proc.returncode == 2, proc.stderr
     assert words in proc.stderr and "Traceback" not in proc.stderr
     assert len([line for line in proc.stderr.splitlines() if "error:" in line]) == 1
+
+
+def test_training_records_a_sample_of_each_evaluation(tmp_path):
+    import train
+
+    run = tmp_path / "run"
+    train.main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--run-dir", str(run), "--record-games", "3"])
+    records = load_records(run / "records.jsonl")
+    updates = [r.meta["update"] for r in records]
+    assert updates == [1, 1, 1, 2, 2, 2]  # smoke.yaml: an evaluation after each of 2 updates, against random
+    for record in records:
+        labels = dict(zip(record.meta["teams"], record.players))
+        assert labels == {"A": f"learner@{record.meta['update']}", "B": "random"}
+        replays_exactly(record)
+    assert records[0].deal == records[1].deal  # a duplicate deal, both seatings
