@@ -259,10 +259,10 @@ def _evaluate(
         for first in range(0, num_deals, batch_deals):
             count = min(batch_deals, num_deals - first)
             deals = deal_set(rules, count, seed_start + first)
-            recorder = sink and _pairing_recorder(rules, sink, labels or names, seat_agents, seat_team, names,
-                                                  seed_start + first)
-            finished = play_deals(rules, deals, agents, seat_agents, bar, hooks=[recorder] if recorder else ())
-            if recorder:
+            recorder = None if sink is None else _pairing_recorder(rules, sink, labels or names, seat_agents,
+                                                                   seat_team, names, seed_start + first)
+            finished = play_deals(rules, deals, agents, seat_agents, bar, hooks=() if recorder is None else [recorder])
+            if recorder is not None:
                 recorder.end(finished)
             sc, df, ga, gb = _score(rules, finished, seat_team, count)
             scores.append(sc)

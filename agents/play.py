@@ -400,8 +400,8 @@ def run(rules: Rules, human: int, bots: dict, io: Console, seed: int | None = No
     game = Game(rules)
     match = Scoring(rules, "match", "win", 1)
     match_id = uuid.uuid4().hex[:12]
-    recorder = record and Recorder(rules, players, record, variant,
-                                   describe=lambda lane: {"match": match_id, "hand": int(match.hands[0])})
+    recorder = None if record is None else Recorder(
+        rules, players, record, variant, describe=lambda lane: {"match": match_id, "hand": int(match.hands[0])})
     dealer = int(rng.integers(rules.num_players))
     io.say(f"Tute ({rules.num_players} players). You are player_{human}"
            + (f", partner player_{(human + 2) % 4}" if rules.partnerships else "") + ". Type 'help' for help.")
@@ -409,8 +409,8 @@ def run(rules: Rules, human: int, bots: dict, io: Console, seed: int | None = No
         while True:
             state = game.new_state(random_deals(rules, rng, 1, dealer))
             io.say(f"\n=== Hand {int(match.hands[0]) + 1}: player_{dealer} deals ===")
-            play_hand(rules, state, human, bots, io, symbols, hooks=[recorder] if recorder else ())
-            if recorder:
+            play_hand(rules, state, human, bots, io, symbols, hooks=() if recorder is None else [recorder])
+            if recorder is not None:
                 recorder.end(state)
             io.say()
             io.say(render_text(rules, state, 0, viewer=human, show_all=True, symbols=symbols))

@@ -449,3 +449,15 @@ def test_training_records_a_sample_of_each_evaluation(tmp_path):
         assert labels == {"A": f"learner@{record.meta['update']}", "B": "random"}
         replays_exactly(record)
     assert records[0].deal == records[1].deal  # a duplicate deal, both seatings
+
+
+def test_forget_drops_the_hands_being_recorded():
+    rules = make_rules("corriente")
+    game = Game(rules)
+    state = game.random_state(3, 3)
+    recorder = Recorder(rules)
+    Table(game, [RandomPolicy(0)], [0, 0], hooks=[recorder]).advance(state)
+    recorder.forget(np.array([0, 2]))
+    assert [r.deal for r in recorder.end(state)] == [deal_at_start(rules, game.random_state(3, 3), 1)]
+    recorder.forget()
+    assert recorder.end(state) == []

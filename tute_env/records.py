@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .cards import NUM_ACTIONS, action_id, action_str, cards_of
+from .cards import NUM_ACTIONS, action_id, action_str, unpack_sets
 from .core import Game, State
 from .deal import Deal
 from .rules import PRESETS, Rules, option_names
@@ -244,7 +244,7 @@ def deal_at_start(rules: Rules, state: State, lane: int = 0) -> Deal:
     n = rules.num_players
     return Deal(
         dealer=int(state.dealer[lane]),
-        hands=tuple(tuple(cards_of(int(state.hands[lane, seat]))) for seat in range(n)),
+        hands=tuple(tuple(np.flatnonzero(held).tolist()) for held in unpack_sets(state.hands[lane, :n])),
         trump_card=int(state.turned_card[lane]),
         stock=tuple(int(c) for c in state.stock[lane]),
     )
@@ -338,7 +338,8 @@ class Recorder:
         """Drop the hands being recorded in ``lanes`` (default: all), e.g. a game abandoned."""
         if lanes is None:
             self._hands.clear()
-        for lane in lanes or ():
+            return
+        for lane in np.asarray(lanes).reshape(-1).tolist():
             self._hands.pop(int(lane), None)
 
 
