@@ -43,7 +43,7 @@ import math
 import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +52,7 @@ import numpy as np
 from agents.base import Agent, make_agent
 from tute_env.core import Game, State
 from tute_env.deal import Deals, seeded_deals
+from tute_env.records import Record, Recorder, RecordWriter
 from tute_env.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_env.table import ActionHook, Table
 
@@ -62,6 +63,9 @@ HELD_OUT_SEED_START = TRAINING_SEED_LIMIT
 #: Deals per batch on the core (the lanes are deals x seatings).
 DEFAULT_BATCH_DEALS = 4096
 Z95 = 1.959963984540054
+#: Where an evaluation's game records go: a path (a new JSON Lines file), or a callable taking each
+#: :class:`~tute_env.records.Record` (a ``RecordWriter``), or None (no records).
+RecordSink = str | Path | Callable[[Record], object] | None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -233,6 +237,8 @@ def _evaluate(
     batch_deals: int,
     progress: bool,
     desc: str | None = None,
+    labels: Sequence[str] | None = None,
+    record: RecordSink = None,
 ) -> PairingResult:
     if seed_start < TRAINING_SEED_LIMIT:
         warnings.warn(
@@ -248,11 +254,16 @@ def _evaluate(
                    leave=False, file=sys.stderr)
     start = time.perf_counter()
     scores, diffs, games_a, games_b = [], [], 0.0, 0.0
+    sink, close = _record_sink(record)
     try:
         for first in range(0, num_deals, batch_deals):
             count = min(batch_deals, num_deals - first)
             deals = deal_set(rules, count, seed_start + first)
-            finished = play_deals(rules, deals, agents, seat_agents, bar)
+            recorder = None if sink is None else _pairing_recorder(rules, sink, labels or names, seat_agents,
+                                                                   seat_team, names, seed_start + first)
+            finished = play_deals(rules, deals, agents, seat_agents, bar, hooks=() if recorder is None else [recorder])
+            if recorder is not None:
+                recorder.end(finished)
             sc, df, ga, gb = _score(rules, finished, seat_team, count)
             scores.append(sc)
             diffs.append(df)
@@ -261,6 +272,8 @@ def _evaluate(
     finally:
         if bar is not None:
             bar.close()
+        if close:
+            sink.close()
     seconds = time.perf_counter() - start
     scores, diffs = np.concatenate(scores), np.concatenate(diffs)
     win_rate, half = _mean_ci(scores)
@@ -274,6 +287,29 @@ def _evaluate(
     )
 
 
+def _record_sink(record) -> tuple:
+    """(callable or None, whether to close it): a path opens a new :class:`RecordWriter`."""
+    if record is None or callable(record):
+        return record, False
+    return RecordWriter(record), True
+
+
+def _pairing_recorder(rules: Rules, sink, labels: Sequence[str], seat_agents: np.ndarray, seat_team: np.ndarray,
+                      names: Sequence[str], seed_first: int) -> Recorder:
+    """A recorder for one batch of :func:`play_deals` (lane ``d * S + s``: deal d, seating s):
+    each seat labelled with its agent; the deal's seed, the seating and the teams in the record."""
+    s_count = len(seat_agents)
+    evaluation = f"{names[0]} vs {names[1]}"
+
+    def describe(lane: int) -> dict:
+        s = lane % s_count
+        return {"seed": seed_first + lane // s_count,
+                "meta": {"evaluation": evaluation, "seating": s, "teams": ["AB"[t] for t in seat_team[s].tolist()]}}
+
+    return Recorder(rules, players=lambda lane: [labels[k] for k in seat_agents[lane % s_count]], on_record=sink,
+                    describe=describe)
+
+
 def evaluate_pairing(
     rules: Rules | str,
     agent_a: Agent | str,
@@ -283,18 +319,21 @@ def evaluate_pairing(
     batch_deals: int = DEFAULT_BATCH_DEALS,
     progress: bool = False,
     agent_seed: int | None = None,
+    record: RecordSink = None,
 ) -> PairingResult:
     """A against B on ``num_deals`` duplicate deals (see the module docstring for the method).
 
     ``rules``: a :class:`Rules` or a preset name. Agents: objects or spec strings (made with
-    seeds derived from ``agent_seed``, default ``seed_start``)."""
+    seeds derived from ``agent_seed``, default ``seed_start``). ``record``: a path or a callable
+    receiving every hand's :class:`~tute_env.records.Record` (docs/records.md)."""
     rules = make_rules(rules)
     seed = seed_start if agent_seed is None else agent_seed
     names = (agent_label(agent_a), agent_label(agent_b))
     a = _as_agent(agent_a, rules, seed)
     b = _as_agent(agent_b, rules, seed + 1)
     seat_team = pairing_seatings(rules)
-    return _evaluate(rules, [a, b], seat_team, seat_team, names, num_deals, seed_start, batch_deals, progress)
+    return _evaluate(rules, [a, b], seat_team, seat_team, names, num_deals, seed_start, batch_deals, progress,
+                     record=record)
 
 
 def evaluate_teams(
@@ -306,9 +345,11 @@ def evaluate_teams(
     batch_deals: int = DEFAULT_BATCH_DEALS,
     progress: bool = False,
     agent_seed: int | None = None,
+    record: RecordSink = None,
 ) -> PairingResult:
     """Mixed partnerships: ``team_a = (A, B)`` (A on seat 0 or 1, B opposite) against
-    ``team_b = (C, D)``, duplicate over both sides. Four-player rules only."""
+    ``team_b = (C, D)``, duplicate over both sides. Four-player rules only. ``record``: as
+    :func:`evaluate_pairing`."""
     rules = make_rules(rules)
     if not rules.partnerships:
         raise ValueError("mixed teams need the four-player partnership game")
@@ -319,7 +360,8 @@ def evaluate_teams(
     names = (f"{labels[0]}+{labels[1]}", f"{labels[2]}+{labels[3]}")
     seat_agents = np.array([[0, 2, 1, 3], [2, 0, 3, 1]])
     seat_team = np.array([[0, 1, 0, 1], [1, 0, 1, 0]])
-    return _evaluate(rules, agents, seat_agents, seat_team, names, num_deals, seed_start, batch_deals, progress)
+    return _evaluate(rules, agents, seat_agents, seat_team, names, num_deals, seed_start, batch_deals, progress,
+                     labels=labels, record=record)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -402,8 +444,10 @@ def round_robin(
     seed_start: int = HELD_OUT_SEED_START,
     batch_deals: int = DEFAULT_BATCH_DEALS,
     progress: bool = False,
+    record: RecordSink = None,
 ) -> RoundRobinResult:
-    """Every pair of ``agents`` on the same duplicate deals, a win-rate table and ratings."""
+    """Every pair of ``agents`` on the same duplicate deals, a win-rate table and ratings.
+    ``record``: as :func:`evaluate_pairing`, every pairing's hands in one file."""
     rules = make_rules(rules)
     names = [agent_label(a) for a in agents]
     if len(set(names)) != len(names):
@@ -411,6 +455,7 @@ def round_robin(
     if len(names) < 2:
         raise ValueError("a round robin needs at least two agents")
     pairings = []
+    sink, close = _record_sink(record)
     pairs = list(itertools.combinations(range(len(agents)), 2))
     for k, (i, j) in enumerate(pairs):
         # Fresh agents per pairing when given by name, so no pairing depends on another's order.
@@ -418,7 +463,10 @@ def round_robin(
         b = _as_agent(agents[j], rules, seed_start + 2 * k + 1)
         seat_team = pairing_seatings(rules)
         pairings.append(_evaluate(rules, [a, b], seat_team, seat_team, (names[i], names[j]), num_deals, seed_start,
-                                  batch_deals, progress, desc=f"[{k + 1}/{len(pairs)}] {names[i]} vs {names[j]}"))
+                                  batch_deals, progress, desc=f"[{k + 1}/{len(pairs)}] {names[i]} vs {names[j]}",
+                                  record=sink))
+    if close:
+        sink.close()
     return RoundRobinResult(agents=names, pairings=pairings, ratings=rate(names, pairings))
 
 
@@ -505,6 +553,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     parser.add_argument("--csv", metavar="PATH", help="write one CSV row per pairing")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the win-rate table")
+    parser.add_argument("--record", metavar="PATH",
+                        help="write every hand played as a game record, JSON Lines (docs/records.md)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (there is one on a terminal only)")
     return parser
 
@@ -536,7 +586,7 @@ def check_arguments(args, rules: Rules) -> None:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     if args.teams and not rules.partnerships:
         raise ValueError(f"--teams needs the four-player partnership game, not {args.preset}")
-    for option in ("json", "csv", "plot"):
+    for option in ("json", "csv", "plot", "record"):
         path = getattr(args, option)
         if path and not Path(path).resolve().parent.is_dir():
             raise ValueError(f"--{option} {path}: the directory {Path(path).resolve().parent} does not exist")
@@ -545,7 +595,7 @@ def check_arguments(args, rules: Rules) -> None:
 def run(args, rules: Rules) -> int:
     """The evaluation the command line asked for, printed and written."""
     common = dict(num_deals=args.deals, seed_start=args.seed_start, batch_deals=args.batch_deals,
-                  progress=not args.no_progress)
+                  progress=not args.no_progress, record=args.record)
     meta = {"preset": args.preset, "overrides": parse_overrides(args.overrides), "rules": dataclasses.asdict(rules),
             "date": datetime.datetime.now().isoformat(timespec="seconds")}
     if args.round_robin:

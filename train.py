@@ -20,11 +20,13 @@ Logs: TensorBoard (``charts/``, ``losses/``, ``eval/``) and ``log.csv`` in ``run
 progress bar; ``checkpoint.pt`` written atomically every ``checkpoint_every`` updates (model,
 optimiser, RNG states, opponent pool, games in progress, counters) and ``--resume`` continues
 from it exactly; ``final.pt`` (model only) and ``curves.png`` at the end. Periodic evaluation
-uses ``evaluate.py``'s duplicate-deal evaluation on its held-out deals.
+uses ``evaluate.py``'s duplicate-deal evaluation on its held-out deals; with ``record_games``
+it keeps game records of a few of those hands in ``run_dir/records.jsonl`` (docs/records.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import os
@@ -46,6 +48,7 @@ from agents.ppo import FORMAT, PolicyNet, PPOAgent, atomic_save, load_checkpoint
 from tute_env.cards import U64
 from tute_env.core import Game, State
 from tute_env.observation import encode_observation, encode_perfect_information
+from tute_env.records import RecordWriter
 from tute_env.rules import make_rules
 from tute_env.scoring import hand_rewards
 from tute_env.table import LEARNER, Table
@@ -116,6 +119,9 @@ class Args:
     """Held-out deals per evaluation pairing (each played with the sides swapped)."""
     eval_opponents: tuple[str, ...] = ("random", "greedy", "heuristic")
     """Bots the learner is evaluated against."""
+    record_games: int = 0
+    """Game records (docs/records.md) of this many hands of each evaluation pairing, appended to
+    run_dir/records.jsonl (the learner's seats labelled ``learner@UPDATE``); 0: none."""
     run_dir: str = "runs/partnership"
     """Where logs and checkpoints go."""
     checkpoint_every: int = 10
@@ -162,7 +168,7 @@ def check_args(args: Args) -> None:
     """Numbers out of range are named before anything runs."""
     at_least = {"total_steps": 1, "num_envs": 1, "num_steps": 1, "update_epochs": 1, "num_minibatches": 1,
                 "pool_size": 0, "snapshot_every": 0, "eval_every": 0, "eval_deals": 1, "checkpoint_every": 1,
-                "threads": 1}
+                "threads": 1, "record_games": 0}
     for name, low in at_least.items():
         value = getattr(args, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -353,8 +359,9 @@ def evaluate_learner(net, rules, args, update, writer, history):
     agent = PPOAgent(rules, net=net, greedy=True)
     row, results = {"update": update}, []
     for name in args.eval_opponents:
-        result = evaluate.evaluate_pairing(rules, agent, make_agent(name, rules, seed=0), num_deals=args.eval_deals,
-                                           progress=False)
+        with evaluation_records(args, update) as record:
+            result = evaluate.evaluate_pairing(rules, agent, make_agent(name, rules, seed=0),
+                                               num_deals=args.eval_deals, progress=False, record=record)
         results.append(result)
         row[name] = result.win_rate
         step = update * args.num_envs * args.num_steps
@@ -362,6 +369,24 @@ def evaluate_learner(net, rules, args, update, writer, history):
         writer.add_scalar(f"eval/point_diff_vs_{name}", result.mean_point_diff, step)
     history.append(row)
     return row, results
+
+
+@contextlib.contextmanager
+def evaluation_records(args: Args, update: int):
+    """A record sink for one evaluation pairing (None without ``record_games``): its first
+    ``record_games`` hands appended to run_dir/records.jsonl, the learner (team A) labelled
+    ``learner@UPDATE`` and the update in each record's ``meta``."""
+    if not args.record_games:
+        yield None
+        return
+    with RecordWriter(Path(args.run_dir) / "records.jsonl", mode="a", limit=args.record_games) as writer:
+        def sink(record):
+            teams = record.meta["teams"]
+            record.players = [f"learner@{update}" if t == "A" else p for p, t in zip(record.players, teams)]
+            record.meta["update"] = update
+            writer(record)
+
+        yield sink
 
 
 @dataclass
@@ -645,9 +670,10 @@ def widen_checkpoint(data: dict, net: PolicyNet, old_hidden: list[int]) -> None:
 
 # What a resumed run may change: a run may be extended (total_steps; the learning-rate schedule
 # follows the new total), moved (run_dir), sped up, and widened (hidden, see widen_checkpoint).
-RESUMABLE_CHANGES = ("resume", "overwrite", "progress", "config", "threads", "total_steps", "bf16", "run_dir", "hidden")
+RESUMABLE_CHANGES = ("resume", "overwrite", "progress", "config", "threads", "total_steps", "bf16", "run_dir", "hidden",
+                     "record_games")
 #: What a run writes in its run_dir (and --overwrite deletes).
-RUN_FILES = ("checkpoint.pt", "final.pt", "log.csv", "curves.png", "config.yaml")
+RUN_FILES = ("checkpoint.pt", "final.pt", "log.csv", "curves.png", "config.yaml", "records.jsonl")
 
 
 def _args_dict(args: Args) -> dict:

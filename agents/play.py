@@ -17,13 +17,23 @@ make, numbered. Type a number, or the move itself: a card (``Ao``, ``3c``, ``Rb`
 A 2 3 4 5 6 7 S C R, suits o c e b), ``sing-o`` .. ``sing-b``, ``tute``, ``exchange`` or
 ``pass``. ``help`` explains, ``table`` shows the table again, ``tricks`` the tricks of this
 hand so far, ``quit`` (or Ctrl-C) stops. An illegal move is explained and you are asked again.
+
+Every hand played to its end is saved as a game record (docs/records.md), appended to the history
+file (``$XDG_DATA_HOME/tute_env/history.jsonl``, by default ``~/.local/share/tute_env/history.jsonl``;
+``--no-history`` turns it off) or to ``--record FILE``. ``--replay FILE`` steps through a recorded
+hand (``--hand N``: the file's N-th record, from 1; by default its last) with every hand face up:
+
+    python -m agents.play --replay ~/.local/share/tute_env/history.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import uuid
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -54,6 +64,7 @@ from tute_env.cards import (
 )
 from tute_env.core import Game, State
 from tute_env.deal import random_deals
+from tute_env.records import Record, Recorder, RecordError, RecordWriter, load_records, replay
 from tute_env.render import render_text
 from tute_env.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_env.scoring import Scoring
@@ -250,15 +261,17 @@ class Console:
             raise Quit from None
 
 
+def seat_specs(rules: Rules, human: int, opponent: str, partner: str | None) -> list[str]:
+    """The agent spec of every seat, ``"human"`` for the human's (the players of game records)."""
+    return ["human" if seat == human else
+            partner if (rules.partnerships and seat == (human + 2) % 4 and partner) else opponent
+            for seat in range(rules.num_players)]
+
+
 def make_bots(rules: Rules, human: int, opponent: str, partner: str | None, seed: int) -> dict:
     """The agent of every seat but the human's."""
-    bots = {}
-    for seat in range(rules.num_players):
-        if seat == human:
-            continue
-        spec = partner if (rules.partnerships and seat == (human + 2) % 4 and partner) else opponent
-        bots[seat] = make_agent(spec, rules, seed=seed + seat)
-    return bots
+    specs = seat_specs(rules, human, opponent, partner)
+    return {seat: make_agent(spec, rules, seed=seed + seat) for seat, spec in enumerate(specs) if seat != human}
 
 
 def human_turn(rules: Rules, game: Game, state: State, seat: int, io: Console, symbols: bool,
@@ -339,14 +352,15 @@ class Narrator:
         self.tricks = None
 
 
-def play_hand(rules: Rules, state: State, human: int, bots: dict, io: Console, symbols: bool = True) -> State:
+def play_hand(rules: Rules, state: State, human: int, bots: dict, io: Console, symbols: bool = True,
+              hooks: Sequence = ()) -> State:
     """Play one hand from ``state`` (a batch of one game) to its end at a table where the human
-    is the learner seat; returns the finished state."""
+    is the learner seat; returns the finished state. ``hooks``: more action hooks (a recorder)."""
     game = Game(rules)
     policies = [bots[seat] for seat in sorted(bots)]
     seats = [LEARNER if seat == human else sorted(bots).index(seat) for seat in range(rules.num_players)]
     narrator = Narrator(rules, human, io)
-    table = Table(game, policies, seats, hooks=[narrator])
+    table = Table(game, policies, seats, hooks=[narrator, *hooks])
     table.advance(state)
     while not state.done[0]:
         narrator.catch_up(state)
@@ -376,12 +390,18 @@ def hand_summary(rules: Rules, state: State, human: int) -> str:
 
 
 def run(rules: Rules, human: int, bots: dict, io: Console, seed: int | None = None, hands: int | None = None,
-        symbols: bool = True) -> list[int]:
+        symbols: bool = True, record: Callable[[Record], object] | None = None, players: Sequence[str] | None = None,
+        variant: str | None = None) -> list[int]:
     """Play hands until the match is won (R10), ``hands`` are played, or the player quits.
-    Returns the score per side (games, or points with ``match="target_points"``)."""
+    Returns the score per side (games, or points with ``match="target_points"``). ``record``
+    receives the game record of every hand played to its end (``players``: the seats' labels;
+    ``variant``: the preset name), with a match id and the hand's number in the match."""
     rng = np.random.default_rng(seed)
     game = Game(rules)
     match = Scoring(rules, "match", "win", 1)
+    match_id = uuid.uuid4().hex[:12]
+    recorder = None if record is None else Recorder(
+        rules, players, record, variant, describe=lambda lane: {"match": match_id, "hand": int(match.hands[0])})
     dealer = int(rng.integers(rules.num_players))
     io.say(f"Tute ({rules.num_players} players). You are player_{human}"
            + (f", partner player_{(human + 2) % 4}" if rules.partnerships else "") + ". Type 'help' for help.")
@@ -389,7 +409,9 @@ def run(rules: Rules, human: int, bots: dict, io: Console, seed: int | None = No
         while True:
             state = game.new_state(random_deals(rules, rng, 1, dealer))
             io.say(f"\n=== Hand {int(match.hands[0]) + 1}: player_{dealer} deals ===")
-            play_hand(rules, state, human, bots, io, symbols)
+            play_hand(rules, state, human, bots, io, symbols, hooks=() if recorder is None else [recorder])
+            if recorder is not None:
+                recorder.end(state)
             io.say()
             io.say(render_text(rules, state, 0, viewer=human, show_all=True, symbols=symbols))
             io.say(hand_summary(rules, state, human))
@@ -410,6 +432,110 @@ def run(rules: Rules, human: int, bots: dict, io: Console, seed: int | None = No
     except Quit:
         io.say("\nBye.")
     return _score(match)
+
+
+# ----------------------------------------------------------------------------------------------
+# Game records: the history file and the replay
+# ----------------------------------------------------------------------------------------------
+def history_path() -> Path:
+    """Where the hands played are kept: ``$XDG_DATA_HOME/tute_env/history.jsonl`` (by default
+    ``~/.local/share/tute_env/history.jsonl``)."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "tute_env" / "history.jsonl"
+
+
+def open_history(io: Console) -> RecordWriter | None:
+    """The history file, opened to append; None, with a one-line notice, if it cannot be written."""
+    path = history_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return RecordWriter(path, mode="a")
+    except OSError as err:
+        io.say(f"(not saving this game to the history: cannot write {path}: {err.strerror or err})")
+        return None
+
+
+REPLAY_HELP = ("Enter or n: next action; p: previous; a number: go to that action (0 = the deal); "
+               "s: start; e: end; q: quit")
+
+
+def replay_step(record: Record, states: Sequence[State], k: int, symbols: bool = True) -> str:
+    """The replay's view after ``k`` actions: what the k-th action did (and the trick it ended),
+    then the table with every hand face up, the cantes and the scores as they were."""
+    rules, total = record.rules, len(record.actions)
+    if k == 0:
+        dealer = record.deal.dealer
+        head = f"[0/{total}] The deal: player_{dealer} ({record.players[dealer]}) deals."
+    else:
+        before, after, action = states[k - 1], states[k], record.action_ids[k - 1]
+        seat = int(before.current[0])
+        said = narrate(rules, seat, action, before).replace(f"player_{seat}", f"player_{seat} ({record.players[seat]})", 1)
+        head = f"[{k}/{total}] {said}"
+        if after.tricks_played[0] > before.tricks_played[0]:
+            n = rules.num_players
+            leader = int(before.trick_leader[0])
+            cards = {int(x): int(before.trick[0, x]) for x in range(n) if before.trick[0, x] >= 0} | {seat: action}
+            order = [(leader + i) % n for i in range(n)]
+            winner = int(after.last_winner[0])
+            gained = int(after.card_points[0].sum() - before.card_points[0].sum())
+            head += (f"\n  trick {int(after.tricks_played[0])}: "
+                     + ", ".join(f"player_{x} {card_str(cards[x])}" for x in order)
+                     + f" -> player_{winner} takes it ({gained} points)")
+    return head + "\n" + render_text(rules, states[k], 0, show_all=True, symbols=symbols)
+
+
+def replay_hand(record: Record, io: Console, symbols: bool = True) -> None:
+    """Step forward and back through a recorded hand, played again through the core."""
+    states = replay(record)
+    total = len(record.actions)
+    io.say(f"Replay: {record.variant}, " + ", ".join(f"player_{x} = {p}" for x, p in enumerate(record.players))
+           + "".join(f", {name} {getattr(record, name)}" for name in ("match", "hand", "seed", "time")
+                     if getattr(record, name) is not None))
+    io.say(REPLAY_HELP)
+    k = 0
+    io.say(replay_step(record, states, k, symbols))
+    while True:
+        text = io.ask(f"replay {k}/{total}> ").strip().lower()
+        if text in ("q", "quit", "exit"):
+            return
+        if text in ("h", "help", "?"):
+            io.say(REPLAY_HELP)
+            continue
+        if text in ("", "n", "next"):
+            if k == total:
+                io.say("  the hand is over (p: back, q: quit)")
+                continue
+            k += 1
+        elif text in ("p", "b", "prev", "back"):
+            k = max(k - 1, 0)
+        elif text in ("s", "start"):
+            k = 0
+        elif text in ("e", "end"):
+            k = total
+        elif text.isdigit():
+            k = min(int(text), total)
+        else:
+            io.say(f"  I do not understand {text!r}: " + REPLAY_HELP)
+            continue
+        io.say(replay_step(record, states, k, symbols))
+
+
+def choose_record(path: str, hand: int | None) -> Record:
+    """The ``hand``-th record (from 1; default the last) of a records file, validated and
+    replayed. Raises ``ValueError`` with one line saying what is wrong."""
+    try:
+        records = load_records(path)
+    except OSError as err:
+        raise ValueError(f"--replay {path}: cannot read it: {err.strerror or err}") from None
+    except RecordError as err:
+        raise ValueError(f"--replay: {err}") from None
+    if not records:
+        raise ValueError(f"--replay {path}: the file holds no game record")
+    if hand is None:
+        return records[-1]
+    if not 1 <= hand <= len(records):
+        raise ValueError(f"--hand {hand}: {path} holds hands 1..{len(records)}")
+    return records[hand - 1]
 
 
 def _score(match: Scoring) -> list[int]:
@@ -433,8 +559,30 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
     parser.add_argument("--seed", type=int, default=None, help="seed for the deals and the bots")
     parser.add_argument("--hands", type=int, default=None, help="stop after this many hands")
     parser.add_argument("--plain", action="store_true", help="suit letters instead of suit symbols")
+    parser.add_argument("--record", metavar="FILE",
+                        help="append the record of every hand played to FILE instead of the history file")
+    parser.add_argument("--no-history", action="store_true",
+                        help=f"do not save the hands played (by default appended to {history_path()})")
+    parser.add_argument("--replay", metavar="FILE", help="step through a recorded hand of FILE, all hands face up")
+    parser.add_argument("--hand", type=int, default=None, metavar="N",
+                        help="with --replay: the N-th hand of the file (from 1; default the last)")
     args = parser.parse_args(argv)
     io = Console(input_fn, out)
+    if args.hand is not None and not args.replay:
+        parser.error("--hand goes with --replay FILE")
+    if args.replay:
+        try:
+            record = choose_record(args.replay, args.hand)
+        except ValueError as err:
+            parser.error(str(err))
+        try:
+            replay_hand(record, io, symbols=not args.plain)
+        except Quit:
+            pass
+        except KeyboardInterrupt:
+            io.say("\nBye.")
+            return 130
+        return 0
     try:
         rules = make_rules(args.preset, **parse_overrides(args.overrides))
     except ValueError as err:
@@ -446,16 +594,26 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
     if args.level == "trained" and not args.opponent and not any(rules == PRESETS[p] for p in shipped):
         parser.error(f"--level trained: no shipped agent plays these rules (shipped: {', '.join(shipped)}); "
                      "choose another level or pass --opponent CHECKPOINT")
+    if args.record and not Path(args.record).resolve().parent.is_dir():
+        parser.error(f"--record {args.record}: the directory {Path(args.record).resolve().parent} does not exist")
     opponent = args.opponent or LEVELS[args.level]
     try:
         bots = make_bots(rules, args.seat, opponent, args.partner, seed=args.seed or 0)
     except ValueError as err:
         parser.error(f"cannot make the agent: {err}")
     try:
-        run(rules, args.seat, bots, io, seed=args.seed, hands=args.hands, symbols=not args.plain)
+        writer = RecordWriter(args.record, mode="a") if args.record else None if args.no_history else open_history(io)
+    except OSError as err:
+        parser.error(f"--record {args.record}: cannot write it: {err.strerror or err}")
+    try:
+        run(rules, args.seat, bots, io, seed=args.seed, hands=args.hands, symbols=not args.plain, record=writer,
+            players=seat_specs(rules, args.seat, opponent, args.partner), variant=args.preset)
     except KeyboardInterrupt:
         io.say("\nBye.")
         return 130
+    finally:
+        if writer is not None:
+            writer.close()
     return 0
 
 

@@ -232,3 +232,10 @@ def play_out(game, choose=None) -> object:
         assert acts, "a state that is not over has no legal action"
         game.step(choose(acts) if choose else acts[0])
     return game
+
+
+@pytest.fixture(autouse=True)
+def _private_data_home(tmp_path_factory, monkeypatch):
+    """The play mode keeps its history under $XDG_DATA_HOME: never the user's in a test (the
+    subprocesses the tests start inherit it too)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data_home")))

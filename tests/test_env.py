@@ -255,7 +255,7 @@ def test_bad_reset_options():
         env.reset(options={"dealer": 4})
     with pytest.raises(ValueError, match="malformed deal"):
         env.reset(options={"deal": "Ao 2o"})
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(ValueError, match="give only one of"):
         env.reset(options={"deal": {}, "dealer": 0})
     with pytest.raises(ValueError):
         env.reset(options=[1, 2])

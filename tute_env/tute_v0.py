@@ -160,7 +160,12 @@ list by side), `winner` (the winning side: side = seat % 2 with partnerships, el
 -1 for none), `games` (games credited to the winner), `tute` (the seat that declared a Tute,
 -1 if none) and `hand` (the hand's index in the episode, from 0). With `episode="match"` they
 also hold `match_games` and `match_points` (per side, after this hand) and, when the match is
-over, `match_winner`. A hand's result stays in an agent's info until that agent acts again.
+over, `match_winner`. They also hold `record`: the finished hand's game record, a dict in the
+format `"tute-record/1"` of [`docs/records.md`](records.md) (the deal, every action, the result;
+players labelled by `raw_env.players`, `player_0`... unless set; in a match, a match id and the
+hand's index), the same dict object in every agent's info; `raw_env.record()` gives the last
+one as a `tute_env.records.Record`. A hand's result stays in an agent's info until that agent
+acts again.
 
 ### State
 
@@ -184,7 +189,10 @@ list per seat; `trump_card` the dealer's shown card, in the dealer's hand, for t
 game, otherwise the turned card; `stock` only with a stock, in drawing order (`stock[0]` is
 drawn first), without the turned card. A malformed deal raises `ValueError` saying what is
 wrong. `options={"dealer": d}` deals at random with dealer d. Without either, the dealer is
-random. In a match only the first hand is given; the next ones are dealt at random. Other keys
+random. `options={"record": record}` plays a game record's deal again (a record dict, e.g. an
+info's `record` or a line of a records file, or a `tute_env.records.Record`; its rules must be
+this env's, else `ValueError`); playing the record's actions then reproduces its hand and
+result. In a match only the first hand is given; the next ones are dealt at random. Other keys
 are ignored.
 
 ### Speed
@@ -204,6 +212,8 @@ This page is also `docs/tute_v0.md` (`python -m tute_env.tute_v0 > docs/tute_v0.
 from __future__ import annotations
 
 import copy
+import dataclasses
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -217,6 +227,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from .cards import NUM_ACTIONS, action_str
 from .core import Game, State
 from .deal import Deal, Deals, random_deals
+from .records import Record, RecordError, deal_at_start, finished_record, variant_of
 from .observation import (
     PIECE_DOC,
     encode_observation,
@@ -291,9 +302,11 @@ def parse_reset_options(options, rules: Rules):
         return None, None
     if not isinstance(options, Mapping):
         raise ValueError(f"bad reset options {options!r}: expected a dict such as {{'deal': ...}} or {{'dealer': 0}}")
-    deal, dealer = options.get("deal"), options.get("dealer")
-    if deal is not None and dealer is not None:
-        raise ValueError("bad reset options: give either 'deal' (which names its dealer) or 'dealer', not both")
+    deal, dealer, record = options.get("deal"), options.get("dealer"), options.get("record")
+    if sum(x is not None for x in (deal, dealer, record)) > 1:
+        raise ValueError("bad reset options: give only one of 'deal', 'record' (which name their dealer) and 'dealer'")
+    if record is not None:
+        deal = _deal_of_record(record, rules)
     if deal is not None:
         if isinstance(deal, Deal):
             deal.validate(rules)
@@ -310,6 +323,21 @@ def parse_reset_options(options, rules: Rules):
             raise ValueError(f"bad reset option dealer={dealer!r}: expected a seat 0..{n - 1}")
         dealer = int(dealer)
     return deal, dealer
+
+
+def _deal_of_record(record, rules: Rules) -> Deal:
+    """The deal of a game record (a :class:`Record` or its dict), whose rules must be ``rules``."""
+    if isinstance(record, Mapping):
+        try:
+            record = Record.from_dict(record)
+        except RecordError as err:
+            raise ValueError(f"bad reset option record: {err}") from None
+    if not isinstance(record, Record):
+        raise ValueError(f"bad reset option record: expected a game record (a dict or a Record), got {record!r}")
+    if record.rules != rules:
+        differ = [k for k, v in dataclasses.asdict(record.rules).items() if getattr(rules, k) != v]
+        raise ValueError(f"bad reset option record: its rules differ from this env's in {', '.join(differ)}")
+    return record.deal
 
 
 def observation_high(rules: Rules, perfect: bool = False) -> np.ndarray:
@@ -388,6 +416,11 @@ class raw_env(AECEnv, EzPickle):
         self._mask_cache = (-1, None)
         self._rewards_dirty = False
         self._renderer = None
+        self.players = self.possible_agents[:]
+        self._hand_deal: Deal | None = None
+        self._hand_actions: list[int] = []
+        self._record: Record | None = None
+        self._match_id: str | None = None
 
     # -- spaces --------------------------------------------------------------------------------
     def observation_space(self, agent):
@@ -417,6 +450,9 @@ class raw_env(AECEnv, EzPickle):
         else:
             deals = random_deals(self.rules, self._rng, 1, dealer)
         self._state = self.game.new_state(deals)
+        self._start_record()
+        self._record = None
+        self._match_id = uuid.uuid4().hex[:12] if self.episode == "match" else None
         self._scoring.reset()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
@@ -461,6 +497,7 @@ class raw_env(AECEnv, EzPickle):
             self._rewards_dirty = False
         self._action[0] = a
         s = self._state
+        self._hand_actions.append(a)
         self.game.step(s, self._action)
         if s.done[0]:
             self._hand_over(self._seat[agent])
@@ -479,8 +516,12 @@ class raw_env(AECEnv, EzPickle):
             self.rewards[agent] = float(rewards[seat])
         self._rewards_dirty = bool(rewards.any())
         info = hand_info(res, 0)
+        self._record = finished_record(self.rules, self._hand_deal, self.players, self._hand_actions, s,
+                                       variant=self._variant_name(), match=self._match_id, hand=info["hand"])
+        record = self._record.to_dict()
         for agent in self.agents:
             self.infos[agent] = copy.deepcopy(info)
+            self.infos[agent]["record"] = record
         if res["episode_over"][0]:
             self.terminations = dict.fromkeys(self.agents, True)
             self._sync()
@@ -488,7 +529,20 @@ class raw_env(AECEnv, EzPickle):
             self.agent_selection = self.possible_agents[(last_seat + 1) % self.rules.num_players]
         else:
             self.game.reset_done(s, self._rng)  # the next seat deals (R2)
+            self._start_record()
             self._sync()
+
+    # -- records -------------------------------------------------------------------------------
+    def _start_record(self) -> None:
+        self._hand_deal, self._hand_actions = deal_at_start(self.rules, self._state), []
+
+    def _variant_name(self) -> str:
+        return self.variant if isinstance(self.variant, str) else variant_of(self.rules)
+
+    def record(self) -> Record | None:
+        """The game record (:class:`tute_env.records.Record`) of the last hand finished since
+        :meth:`reset`, None before one ends; ``record().to_dict()`` is the info's ``"record"``."""
+        return self._record
 
     # -- observations --------------------------------------------------------------------------
     def _observation(self, seat: int) -> np.ndarray:
@@ -540,6 +594,7 @@ class raw_env(AECEnv, EzPickle):
                 "agent_selection": self.agent_selection,
                 "skip_agent_selection": getattr(self, "_skip_agent_selection", None),
                 "rewards_dirty": self._rewards_dirty,
+                "recording": (self.players, self._hand_deal, self._hand_actions, self._record, self._match_id),
             }
         )
 
@@ -564,6 +619,7 @@ class raw_env(AECEnv, EzPickle):
         self.infos = snap["infos"]
         self._skip_agent_selection = snap["skip_agent_selection"]
         self._rewards_dirty = snap["rewards_dirty"]
+        self.players, self._hand_deal, self._hand_actions, self._record, self._match_id = snap["recording"]
         self._sync()
         self.agent_selection = snap["agent_selection"]
 
