@@ -433,7 +433,17 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
     parser.add_argument("--seed", type=int, default=None, help="seed for the deals and the bots")
     parser.add_argument("--hands", type=int, default=None, help="stop after this many hands")
     parser.add_argument("--plain", action="store_true", help="suit letters instead of suit symbols")
+    web = parser.add_argument_group("web table", "play in the browser instead (needs the [web] extra; docs/web.md)")
+    web.add_argument("--web", action="store_true", help="serve the web table and open it in the browser")
+    web.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1, this machine only)")
+    web.add_argument("--port", type=int, default=8765, help="port to serve on (default 8765; 0: any free port)")
+    web.add_argument("--no-browser", action="store_true", help="do not open the browser")
+    web.add_argument("--replay", metavar="FILE", help="a record file (.jsonl) to offer in the Replay panel")
     args = parser.parse_args(argv)
+    if args.web:
+        return _main_web(parser, args)
+    if args.replay or args.no_browser:
+        parser.error("--replay and --no-browser go with --web")
     io = Console(input_fn, out)
     try:
         rules = make_rules(args.preset, **parse_overrides(args.overrides))
@@ -457,6 +467,20 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
         io.say("\nBye.")
         return 130
     return 0
+
+
+def _main_web(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--web``: the web table, with --preset, --level and --seat as the new-game form's choices."""
+    if args.overrides or args.opponent or args.partner or args.hands is not None:
+        parser.error("--set, --opponent, --partner and --hands are for the terminal game, not --web")
+    if not 0 <= args.seat < PRESETS[args.preset].num_players:
+        parser.error(f"--seat must be 0..{PRESETS[args.preset].num_players - 1}")
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port must be 0..65535, got {args.port}")
+    from .web import run_web
+
+    return run_web(args.host, args.port, open_browser=not args.no_browser, replay=args.replay,
+                   defaults={"preset": args.preset, "level": args.level, "seat": args.seat})
 
 
 if __name__ == "__main__":
