@@ -321,6 +321,8 @@ function drawReplay() {
   $("replay-prev").disabled = $("replay-first").disabled = replay.step === 0;
   $("replay-next").disabled = $("replay-last").disabled = replay.step === h.steps.length - 1;
   $("replay-hand").value = String(replay.hand);
+  $("log").innerHTML = "";
+  for (const st of h.steps.slice(1, replay.step + 1)) log(st.event.text);
 }
 
 function replayGo(step) {
