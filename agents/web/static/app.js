@@ -216,7 +216,10 @@ function highlight(ev) {
 function statusText(view) {
   if (view.done) return view.result.text;
   if (!view.legal.length) return `player_${view.current} to play`;
-  const what = { lead: "lead a card", follow: "play a card (the dimmed ones are not allowed)", declare: "declare or pass" }[view.decision];
+  const cards = view.legal.filter((a) => a.kind === "card").length;
+  const held = view.players[view.seat].hand.length;
+  const what = { lead: "lead a card", follow: "play a card", declare: "declare or pass" }[view.decision] +
+    (cards && cards < held ? " (the dimmed ones are not allowed now)" : "");
   return `Your turn: ${what}.`;
 }
 
