@@ -118,13 +118,14 @@ def create_app(defaults: dict | None = None, preloaded: str | None = None, allow
                                             "seed": False})
         game = await run_in_threadpool(games.new, preset=data["preset"], level=data["level"],
                                        seat=data.get("seat", 0), match=data.get("match", False), seed=data.get("seed"))
-        with game.lock:
-            return _ok(game.view())
+        return _ok(await run_in_threadpool(view_sync, game))
+
+    def view_sync(game):
+        with game.lock:  # waits for a move being played (bots thinking) off the event loop
+            return game.view()
 
     async def show(request: Request) -> Response:
-        game = game_of(request)
-        with game.lock:
-            return _ok(game.view())
+        return _ok(await run_in_threadpool(view_sync, game_of(request)))
 
     def act_sync(game, action):
         with game.lock:

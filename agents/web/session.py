@@ -125,7 +125,7 @@ def table_view(rules: Rules, state: State, log: HandLog, viewer: int | None, sho
         players.append({
             "seat": seat,
             "side": rules.side_of(seat),
-            "count": int(bin(hand).count("1")),
+            "count": hand.bit_count(),
             "hand": _cards(hand) if visible else None,
             "known": _cards(int(s.known[0, seat]) & hand),
             "dealer": seat == int(s.dealer[0]),
