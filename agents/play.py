@@ -563,10 +563,21 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
                         help="append the record of every hand played to FILE instead of the history file")
     parser.add_argument("--no-history", action="store_true",
                         help=f"do not save the hands played (by default appended to {history_path()})")
-    parser.add_argument("--replay", metavar="FILE", help="step through a recorded hand of FILE, all hands face up")
+    parser.add_argument("--replay", metavar="FILE",
+                        help="step through a recorded hand of FILE, all hands face up (with --web: offered in the "
+                             "browser's Replay panel)")
     parser.add_argument("--hand", type=int, default=None, metavar="N",
                         help="with --replay: the N-th hand of the file (from 1; default the last)")
+    web = parser.add_argument_group("web table", "play in the browser instead (needs the [web] extra; docs/web.md)")
+    web.add_argument("--web", action="store_true", help="serve the web table and open it in the browser")
+    web.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1, this machine only)")
+    web.add_argument("--port", type=int, default=8765, help="port to serve on (default 8765; 0: any free port)")
+    web.add_argument("--no-browser", action="store_true", help="do not open the browser")
     args = parser.parse_args(argv)
+    if args.web:
+        return _main_web(parser, args)
+    if args.no_browser:
+        parser.error("--no-browser goes with --web")
     io = Console(input_fn, out)
     if args.hand is not None and not args.replay:
         parser.error("--hand goes with --replay FILE")
@@ -615,6 +626,20 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
         if writer is not None:
             writer.close()
     return 0
+
+
+def _main_web(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--web``: the web table, with --preset, --level and --seat as the new-game form's choices."""
+    if args.overrides or args.opponent or args.partner or args.hands is not None:
+        parser.error("--set, --opponent, --partner and --hands are for the terminal game, not --web")
+    if not 0 <= args.seat < PRESETS[args.preset].num_players:
+        parser.error(f"--seat must be 0..{PRESETS[args.preset].num_players - 1}")
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port must be 0..65535, got {args.port}")
+    from .web import run_web
+
+    return run_web(args.host, args.port, open_browser=not args.no_browser, replay=args.replay,
+                   defaults={"preset": args.preset, "level": args.level, "seat": args.seat})
 
 
 if __name__ == "__main__":

@@ -20,8 +20,8 @@ from tute_env.core import Game
 from tute_env.records import (
     FORMAT,
     Record,
-    RecordError,
     Recorder,
+    RecordError,
     RecordWriter,
     check,
     check_records,

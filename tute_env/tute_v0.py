@@ -227,7 +227,6 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from .cards import NUM_ACTIONS, action_str
 from .core import Game, State
 from .deal import Deal, Deals, random_deals
-from .records import Record, RecordError, deal_at_start, finished_record, variant_of
 from .observation import (
     PIECE_DOC,
     encode_observation,
@@ -236,6 +235,7 @@ from .observation import (
     observation_scale,
     perfect_information_layout,
 )
+from .records import Record, RecordError, deal_at_start, finished_record, variant_of
 from .render import EnvRenderer
 from .rules import PRESETS, Rules, make_rules
 from .scoring import EPISODES, REWARDS, Scoring, hand_info

@@ -1,0 +1,401 @@
+"""The web table's games and replays, without the web: what the server keeps and what it sends.
+
+A :class:`WebGame` is one person's game against the bots: one :class:`~tute_env.table.Table`
+with the person as the ``LEARNER`` seat, the bots acting through it; a hook of the table sees
+every action (the person's and the bots'), which gives the record's action list and the list
+of moves the page reveals one by one. Legality is the core's: the legal actions sent are the
+core's mask, and an action the person sends is checked by the table before it is applied.
+
+Views are JSON-ready dicts. While a hand is played, a view holds the person's information
+only (their hand, cards publicly known in other hands, the trick, the tricks so far, cantes,
+scores); every hand is shown once the hand is over, and in replays.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+
+import numpy as np
+
+from tute_env.cards import (
+    CARD_POINTS,
+    CARD_STRENGTH,
+    DECISION_KINDS,
+    EXCHANGE,
+    NUM_CARDS,
+    NUM_FACES,
+    PASS,
+    SING_BASE,
+    SUIT_NAMES,
+    SUITS,
+    TUTE,
+    action_id,
+    action_str,
+    card_str,
+    cards_of,
+)
+from tute_env.core import Game, State
+from tute_env.deal import random_deals
+from tute_env.records import Record, finished_record, parse_records, replay
+from tute_env.rules import PRESETS, Rules
+from tute_env.scoring import Scoring
+from tute_env.table import LEARNER, Table
+
+from ..base import shipped_presets
+from ..play import LEVELS, describe_action, hand_summary, make_bots, narrate
+
+#: How many games the server keeps; the oldest is dropped beyond this.
+MAX_GAMES = 64
+
+
+class BadRequest(ValueError):
+    """A request the server refuses, with the message for the person (HTTP ``status``)."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+# ----------------------------------------------------------------------------------------------
+# What happened in a hand
+# ----------------------------------------------------------------------------------------------
+def _cards(mask) -> list[str]:
+    """Card strings of a set, by suit, strongest first."""
+    cards = sorted(cards_of(int(mask)), key=lambda c: (c // NUM_FACES, -CARD_STRENGTH[c]))
+    return [card_str(c) for c in cards]
+
+
+def _kind(action: int) -> str:
+    if action < NUM_CARDS:
+        return "card"
+    if action < TUTE:
+        return "sing"
+    return {TUTE: "tute", EXCHANGE: "exchange", PASS: "pass"}[action]
+
+
+class HandLog:
+    """One hand's story, from the actions the table applies: the record's action strings, the
+    completed tricks, the cantes in the order sung. ``observe`` is called with the state before
+    and after each action and returns the event describing it."""
+
+    def __init__(self, rules: Rules, you: int | None):
+        self.rules, self.you = rules, you
+        self.actions: list[str] = []
+        self.tricks: list[dict] = []
+        self.cantes: list[dict] = []
+
+    def observe(self, before: State, action: int, after: State) -> dict:
+        seat = int(before.current[0])
+        self.actions.append(action_str(action))
+        text = narrate(self.rules, seat, action, before, you=self.you)
+        if SING_BASE <= action < TUTE:
+            suit = action - SING_BASE
+            self.cantes.append({"seat": seat, "suit": SUITS[suit],
+                                "points": 40 if suit == int(before.trump[0]) else 20})
+        elif action == TUTE:
+            self.cantes.append({"seat": seat, "suit": None, "points": None, "tute": True})
+        if action < NUM_CARDS and after.tricks_played[0] > before.tricks_played[0]:
+            n = self.rules.num_players
+            leader = int(before.trick_leader[0])
+            cards = {**{s: int(before.trick[0, s]) for s in range(n)}, seat: action}
+            winner = int(after.last_winner[0])
+            points = int(sum(CARD_POINTS[c] for c in cards.values()))
+            self.tricks.append({
+                "number": len(self.tricks) + 1,
+                "cards": [{"seat": (leader + k) % n, "card": card_str(cards[(leader + k) % n])} for k in range(n)],
+                "winner": winner,
+                "points": points,
+            })
+            who = "you" if winner == self.you else f"player_{winner}"
+            text += f"; {who} {'take' if winner == self.you else 'takes'} the trick ({points} points)"
+        return {"seat": seat, "action": action_str(action), "kind": _kind(action), "text": text}
+
+
+def table_view(rules: Rules, state: State, log: HandLog, viewer: int | None, show_all: bool) -> dict:
+    """What the page draws: ``viewer``'s information (every hand with ``show_all``)."""
+    s, n = state, rules.num_players
+    done = bool(s.done[0])
+    reveal = show_all or done
+    trump = int(s.trump[0])
+    players = []
+    for seat in range(n):
+        hand = int(s.hands[0, seat])
+        visible = reveal or seat == viewer
+        players.append({
+            "seat": seat,
+            "side": rules.side_of(seat),
+            "count": hand.bit_count(),
+            "hand": _cards(hand) if visible else None,
+            "known": _cards(int(s.known[0, seat]) & hand),
+            "dealer": seat == int(s.dealer[0]),
+        })
+    leader = int(s.trick_leader[0])
+    trick = [{"seat": (leader + k) % n, "card": card_str(int(s.trick[0, (leader + k) % n]))}
+             for k in range(n) if s.trick[0, (leader + k) % n] >= 0]
+    scores = []
+    for side in range(rules.num_sides):
+        scores.append({
+            "side": side,
+            "seats": [x for x in range(n) if rules.side_of(x) == side],
+            "cards": int(s.card_points[0, side]),
+            "cantes": int(s.cante_points[0, side]),
+            "last": int(s.last_trick_bonus[0, side]),
+            "total": int(s.totals[0, side]),
+        })
+    turned = int(s.turned_card[0])
+    stock = 0
+    if rules.has_stock:
+        stock = max(int(s.to_draw[0]) - (1 if rules.turned_card_drawn and turned >= 0 else 0), 0)
+    view = {
+        "num_players": n,
+        "partnerships": rules.partnerships,
+        "viewer": viewer,
+        "trump": SUITS[trump],
+        "trump_name": SUIT_NAMES[trump],
+        "turned_card": card_str(turned) if turned >= 0 else None,
+        "turned_label": "shown card" if rules.partnerships else "turned card",
+        "has_stock": rules.has_stock,
+        "stock": stock,
+        "tricks_played": int(s.tricks_played[0]),
+        "num_tricks": rules.num_tricks,
+        "current": int(s.current[0]),
+        "decision": DECISION_KINDS[int(s.decision[0])] if not done else None,
+        "players": players,
+        "trick": trick,
+        "tricks": list(log.tricks),
+        "cantes": list(log.cantes),
+        "scores": scores,
+        "done": done,
+        "result": None,
+    }
+    if done:
+        view["result"] = {
+            "points": [int(x) for x in s.totals[0]],
+            "winner": int(s.winner[0]),
+            "games": int(s.games[0]),
+            "tute": int(s.tute_declarer[0]) >= 0,
+            "text": hand_summary(rules, s, viewer) if viewer is not None else _replay_summary(rules, s),
+        }
+    return view
+
+
+def _replay_summary(rules: Rules, s: State) -> str:
+    how = " by Tute" if s.tute_declarer[0] >= 0 else ""
+    return (f"Hand over{how}: " + ", ".join(f"side {x} {int(t)}" for x, t in enumerate(s.totals[0]))
+            + f". Side {int(s.winner[0])} wins {int(s.games[0])} game(s).")
+
+
+def legal_view(rules: Rules, game: Game, state: State) -> list[dict]:
+    """The legal actions of the seat to act, from the core's mask, with words for each."""
+    mask = game.legal_action_mask(state)[0]
+    out = []
+    for a in np.flatnonzero(mask):
+        a = int(a)
+        out.append({"action": action_str(a), "kind": _kind(a), "label": describe_action(rules, state, a)})
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# A game against the bots
+# ----------------------------------------------------------------------------------------------
+def _check_choice(name: str, value, choices) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise BadRequest(f"bad {name} {value!r}: expected one of {sorted(choices)}")
+    return value
+
+
+class WebGame:
+    """One person (seat ``seat``) against bots of ``level`` in ``preset``: hands one after the
+    other, scored as a match (R10) when ``match``; every finished hand becomes a record."""
+
+    def __init__(self, preset="two_player", level="medium", seat=0, match=False, seed=None):
+        self.preset = _check_choice("preset", preset, PRESETS)
+        self.level = _check_choice("level", level, LEVELS)
+        rules = self.rules = PRESETS[preset]
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rules.num_players:
+            raise BadRequest(f"bad seat {seat!r}: expected an integer 0..{rules.num_players - 1}")
+        if not isinstance(match, bool):
+            raise BadRequest(f"bad match {match!r}: expected true or false")
+        if seed is None:
+            seed = secrets.randbits(31)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
+            raise BadRequest(f"bad seed {seed!r}: expected an integer 0..2**31-1")
+        if level == "trained" and preset not in shipped_presets():
+            raise BadRequest(f"level trained: no shipped agent plays {preset} (shipped: {', '.join(shipped_presets())})")
+        self.id = secrets.token_urlsafe(12)
+        self.seat, self.match, self.seed = seat, match, seed
+        self.lock = threading.Lock()
+        self.game = Game(rules)
+        bots = make_bots(rules, seat, LEVELS[level], None, seed)
+        self.labels = ["human" if x == seat else LEVELS[level] for x in range(rules.num_players)]
+        order = sorted(bots)
+        self.table = Table(self.game, [bots[x] for x in order],
+                           [LEARNER if x == seat else order.index(x) for x in range(rules.num_players)],
+                           hooks=[self._hook])
+        self.rng = np.random.default_rng(seed)
+        self.scoring = Scoring(rules, "match", "win", 1)
+        self.dealer = int(self.rng.integers(rules.num_players))
+        self.records: list[dict] = []
+        self.match_winner = -1
+        self._deal()
+
+    # -- playing -------------------------------------------------------------------------------
+    def _deal(self) -> None:
+        deals = random_deals(self.rules, self.rng, 1, self.dealer)
+        self.deal = deals[0]
+        self.state = self.game.new_state(deals, validate=False)
+        self.log = HandLog(self.rules, self.seat)
+        self.pending: list[tuple[State, int]] = []
+        self.events: list[dict] = []
+        self.table.advance(self.state)
+        self._flush()
+
+    def _hook(self, state: State, lanes, actions) -> None:
+        self.pending.append((state.copy(), int(actions[0])))
+
+    def _flush(self) -> None:
+        """Turn the actions the table applied into events, each with the view after it."""
+        for k, (before, action) in enumerate(self.pending):
+            after = self.pending[k + 1][0] if k + 1 < len(self.pending) else self.state
+            event = self.log.observe(before, action, after)
+            event["view"] = table_view(self.rules, after, self.log, self.seat, False)
+            self.events.append(event)
+        self.pending = []
+        if self.state.done[0]:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        results = self.scoring.hand_over(self.state, np.zeros(1, np.intp))
+        if self.match:
+            self.match_winner = int(results["match_winner"][0])
+        self.records.append(finished_record(
+            self.rules, self.deal, self.labels, [action_id(a) for a in self.log.actions], self.state,
+            variant=self.preset, match=self.id, hand=len(self.records), seed=self.seed).to_dict())
+
+    def act(self, action) -> None:
+        """The person's action (an action string); refused unless legal now."""
+        if self.state.done[0]:
+            raise BadRequest("the hand is over: start the next hand", 409)
+        if not isinstance(action, str):
+            raise BadRequest(f"bad action {action!r}: expected an action string such as 'Ao', 'sing-c', 'pass'")
+        try:
+            a = action_id(action)
+        except ValueError as err:
+            raise BadRequest(str(err)) from None
+        if not int(self.state.legal[0]) >> a & 1:
+            legal = " ".join(x["action"] for x in legal_view(self.rules, self.game, self.state))
+            raise BadRequest(f"{action} is not legal now; legal: {legal}", 422)
+        self.table.step(self.state, np.array([a]))
+        self.table.advance(self.state)
+        self._flush()
+
+    def next_hand(self) -> None:
+        if not self.state.done[0]:
+            raise BadRequest("the hand is not over yet", 409)
+        if self.match_winner >= 0:
+            raise BadRequest("the match is over: start a new game", 409)
+        self.dealer = (self.dealer + 1) % self.rules.num_players
+        self._deal()
+
+    # -- what the page sees --------------------------------------------------------------------
+    def view(self) -> dict:
+        """The person's view now, with the events since the last view (then forgotten)."""
+        view = table_view(self.rules, self.state, self.log, self.seat, False)
+        to_act = not self.state.done[0] and int(self.state.current[0]) == self.seat
+        view["legal"] = legal_view(self.rules, self.game, self.state) if to_act else []
+        rules = self.rules
+        score = self.scoring.match_points if rules.match == "target_points" else self.scoring.match_games
+        view.update(
+            id=self.id,
+            preset=self.preset,
+            level=self.level,
+            bot=LEVELS[self.level],
+            seat=self.seat,
+            labels=self.labels,
+            hand_number=len(self.records) + (0 if self.state.done[0] else 1),
+            match={
+                "on": self.match,
+                "kind": "points" if rules.match == "target_points" else "games",
+                "score": [int(x) for x in score[0]],
+                "target": rules.target_points if rules.match == "target_points" else rules.target_games,
+                "winner": self.match_winner,
+                "over": self.match_winner >= 0,
+            },
+            records=len(self.records),
+            events=self.events,
+        )
+        self.events = []
+        return view
+
+    def record_text(self) -> str:
+        """The finished hands of this game as JSON Lines."""
+        import json
+
+        if not self.records:
+            raise BadRequest("no hand finished yet: a record is written when a hand ends", 409)
+        return "".join(json.dumps(rec) + "\n" for rec in self.records)
+
+
+class Games:
+    """The games in memory, by random id (at most :data:`MAX_GAMES`, oldest dropped)."""
+
+    def __init__(self, limit: int = MAX_GAMES):
+        self.limit = limit
+        self._games: dict[str, WebGame] = {}
+        self._lock = threading.Lock()
+
+    def new(self, **kwargs) -> WebGame:
+        game = WebGame(**kwargs)
+        with self._lock:
+            self._games[game.id] = game
+            while len(self._games) > self.limit:
+                self._games.pop(next(iter(self._games)))
+        return game
+
+    def get(self, game_id: str) -> WebGame:
+        with self._lock:
+            game = self._games.get(game_id)
+        if game is None:
+            raise BadRequest("unknown game id (games are kept in memory: start a new game)", 404)
+        return game
+
+
+# ----------------------------------------------------------------------------------------------
+# Replays
+# ----------------------------------------------------------------------------------------------
+def replay_view(record: dict) -> dict:
+    """A record's hand as the steps of a replay: the view of each state with every hand shown,
+    and the move that led to it."""
+    states = replay(Record.from_dict(record))
+    rules = Rules(**record["rules"])
+    log = HandLog(rules, None)
+    steps = [{"event": None, "view": table_view(rules, states[0], log, None, True)}]
+    for k, text in enumerate(record["actions"]):
+        event = log.observe(states[k], action_id(text), states[k + 1])
+        steps.append({"event": event, "view": table_view(rules, states[k + 1], log, None, True)})
+    return {
+        "variant": record.get("variant"),
+        "players": record["players"],
+        "result": record.get("result"),
+        "hand": record.get("hand"),
+        "time": record.get("time"),
+        "steps": steps,
+    }
+
+
+#: The most hands one replay upload may hold.
+MAX_REPLAY_HANDS = 200
+
+
+def replay_of_text(text: str) -> dict:
+    """Every hand of a record file's text, ready to step through; ``BadRequest`` on bad input."""
+    try:
+        records = [r.to_dict() for r in parse_records(text.splitlines())]
+        if not records:
+            raise ValueError("no records: expected one JSON object per line (tute-record/1)")
+    except ValueError as err:
+        raise BadRequest(f"not a valid record file: {err}", 422) from None
+    if len(records) > MAX_REPLAY_HANDS:
+        raise BadRequest(f"{len(records)} hands: at most {MAX_REPLAY_HANDS} per replay", 413)
+    return {"hands": [replay_view(rec) for rec in records]}
