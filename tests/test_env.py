@@ -616,3 +616,36 @@ def test_ansi_plain_text_is_ascii_and_drawn_modes_without_pygame_name_the_extra(
             "try:\n    env.render()\nexcept ImportError as err:\n    print(err)\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert "pip install 'tute_env[render]'" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("action", [1.5, float("inf"), "5", True, np.float64(3.0), None])
+def test_only_integer_actions_are_actions(action):
+    from tute_env.gym_env import TuteEnv
+
+    env = tute_v0.raw_env(variant="two_player")
+    env.reset(seed=0)
+    before = env.core_state.copy()
+    with pytest.raises(ValueError, match="integer action id"):
+        env.step(action)
+    np.testing.assert_array_equal(env.core_state.hands, before.hands)  # nothing played
+    single = TuteEnv("two_player")
+    single.reset(seed=0)
+    _, reward, terminated, _, info = single.step(action)  # the documented penalty
+    assert (reward, terminated, info.get("illegal_action")) == (-1.0, True, True)
+    strict = TuteEnv("two_player", illegal_action="raise")
+    strict.reset(seed=0)
+    with pytest.raises(ValueError, match="integer action id"):
+        strict.step(action)
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"dealer": 256}, "dealer"), ({"dealer": None}, "dealer"), ({"dealer": 1.5}, "dealer"),
+    ({"trump_card": None}, "trump_card"), ({"stock": None}, "stock"), ({"hands": None}, "hands"),
+    ({"hands": "Ao 2o"}, "hands"),
+])
+def test_malformed_deals_name_the_field(change, field):
+    rules = make_rules("two_player")
+    deal = random_deals(rules, np.random.default_rng(0), 1)[0].to_dict()
+    env = tute_v0.raw_env(variant="two_player")
+    with pytest.raises(ValueError, match=field):
+        env.reset(options={"deal": {**deal, **change}})

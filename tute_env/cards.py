@@ -114,6 +114,17 @@ def action_str(action: int) -> str:
     return {TUTE: "tute", EXCHANGE: "exchange", PASS: "pass"}[action]
 
 
+def as_action(action) -> int:
+    """The action id a step was given: a Python or numpy integer (or a 0-d integer array) as an
+    int; anything else (a float such as 1.5, a bool, a string, None) is no action: -1. The id may
+    still be out of range: check ``0 <= a < NUM_ACTIONS``."""
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        return int(action)
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        return -1
+    return int(action)
+
+
 def action_id(text: str) -> int:
     """Action id of an action string (inverse of :func:`action_str`)."""
     named = {"tute": TUTE, "exchange": EXCHANGE, "pass": PASS}

@@ -41,11 +41,14 @@ class Deal:
         hands = spec["hands"]
         if isinstance(hands, str) or not isinstance(hands, Sequence):
             raise ValueError("malformed deal: 'hands' must be a list with one list of cards per player")
+        stock = spec.get("stock", ())
+        if not isinstance(stock, (str, Sequence)):
+            raise ValueError(f"malformed deal: 'stock' must be a list of cards, got {stock!r}")
         deal = cls(
             dealer=spec["dealer"],
-            hands=tuple(tuple(to_cards(hand)) for hand in hands),
-            trump_card=to_card(spec["trump_card"]),
-            stock=tuple(to_cards(spec.get("stock", ()))),
+            hands=tuple(_field(f"hands[{seat}]", to_cards, hand) for seat, hand in enumerate(hands)),
+            trump_card=_field("trump_card", to_card, spec["trump_card"]),
+            stock=_field("stock", to_cards, stock),
         )
         deal.validate(rules)
         return deal
@@ -148,6 +151,15 @@ class Deals:
             trump_card=np.array([d.trump_card for d in checked], dtype=np.int8),
             stock=np.array([d.stock for d in checked], dtype=np.int8).reshape(len(checked), rules.stock_size),
         )
+
+
+def _field(name: str, convert, value):
+    """``convert(value)`` (cards from strings or ids), a ``ValueError`` naming the deal's field."""
+    try:
+        out = convert(value)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"malformed deal: {name!r}: {err}") from None
+    return tuple(out) if isinstance(out, list) else out
 
 
 def random_deals(rules: Rules, rng: np.random.Generator, size: int, dealer=None) -> Deals:

@@ -62,7 +62,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from .cards import NUM_ACTIONS, action_str
+from .cards import NUM_ACTIONS, action_str, as_action
 from .core import Game
 from .deal import Deals, random_deals
 from .observation import encode_observation, observation_layout, observation_scale
@@ -257,15 +257,6 @@ def _observation_space(rules: Rules, scaled: bool) -> spaces.Box:
     return spaces.Box(0, observation_high(rules), shape=(size,), dtype=np.int8)
 
 
-def _as_action(action) -> int:
-    """An action id from a Python or numpy integer (a float, bool or string is no action: -1)."""
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            return int(action)
-        return -1
-    return int(action)
-
-
 class TuteEnv(gymnasium.Env):
     """Single-agent Tute: the learner's seat(s) against opponent policies (see the module doc)."""
 
@@ -329,7 +320,7 @@ class TuteEnv(gymnasium.Env):
     def step(self, action):
         if self._over:
             raise ValueError("step() after the episode is over: call reset()")
-        actions = np.array([_as_action(action)])
+        actions = np.array([as_action(action)])
         if actions[0] < 0 and self.illegal_action == "raise":
             raise ValueError(f"bad action {action!r}: expected an integer action id 0..{NUM_ACTIONS - 1}")
         legal = self._games.check_actions(actions, self.illegal_action)

@@ -224,7 +224,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-from .cards import NUM_ACTIONS, action_str
+from .cards import NUM_ACTIONS, action_str, as_action
 from .core import Game, State
 from .deal import Deal, Deals, random_deals
 from .observation import (
@@ -481,10 +481,9 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"bad action {action!r} for {agent}: expected an action id 0..{NUM_ACTIONS - 1}") from None
+        a = as_action(action)
+        if a < 0:
+            raise ValueError(f"bad action {action!r} for {agent}: expected an integer action id 0..{NUM_ACTIONS - 1}")
         if not (0 <= a < NUM_ACTIONS and self._legal >> a & 1):
             legal = " ".join(action_str(x) for x in range(NUM_ACTIONS) if self._legal >> x & 1)
             shown = action_str(a) if 0 <= a < NUM_ACTIONS else "out of range"
