@@ -213,6 +213,13 @@ def main(argv=None) -> dict:
     parser.add_argument("--runs", type=int, default=None, help="runs per figure, median kept (overrides the mode)")
     parser.add_argument("--skip-ppo", action="store_true", help="leave out the PPO figure (reported as skipped)")
     args = parser.parse_args(argv)
+    if args.seconds is not None and not args.seconds > 0:
+        parser.error(f"--seconds must be positive, got {args.seconds}")
+    if args.runs is not None and args.runs < 1:
+        parser.error(f"--runs must be at least 1, got {args.runs}")
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    if args.core < -1 or (cpus is not None and args.core >= 0 and args.core not in cpus):
+        parser.error(f"--core must be -1 (do not pin) or one of this machine's cores {cpus}, got {args.core}")
     mode = "quick" if args.quick else "full"
     cfg = dict(MODES[mode])
     if args.seconds:

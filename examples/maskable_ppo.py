@@ -57,9 +57,14 @@ def main(argv=None) -> dict:
     parser.add_argument("--save", default=None, help="where to save the trained model (.zip)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (small networks: 1 is fastest)")
     args = parser.parse_args(argv)
+    for name in ("timesteps", "n_steps", "eval_episodes", "threads"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    try:
+        env = make_env(args.variant, args.opponents, args.seed)
+    except ValueError as err:  # an unknown variant or opponent
+        parser.error(str(err))
     torch.set_num_threads(args.threads)
-
-    env = make_env(args.variant, args.opponents, args.seed)
     model = MaskablePPO(
         "MlpPolicy",
         env,

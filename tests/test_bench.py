@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from bench import peers
 from bench.__main__ import BATCHES, PRESETS
 
@@ -90,3 +92,12 @@ def test_installed_peers_measure(monkeypatch):
             assert r.rate > 0 and (r.decisions_per_game is None or r.decisions_per_game > 1)
     # scripts/setup.sh installs the [bench] extra, so the peers are there to be measured.
     assert any(r.rate for r in results), "no peer measured: pip install -e '.[bench]'"
+
+
+@pytest.mark.parametrize("argv, message", [(["--runs", "0"], "--runs must be at least 1"),
+                                           (["--seconds", "-1"], "--seconds must be positive"),
+                                           (["--core", "999"], "--core must be -1")])
+def test_bad_arguments_are_one_message_and_exit_2(argv, message):
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([sys.executable, "-m", "bench", *argv], cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr

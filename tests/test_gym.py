@@ -4,6 +4,7 @@ the vector env over the batched core (same-step autoreset), and the MaskablePPO 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import warnings
 
@@ -320,3 +321,12 @@ def test_maskable_ppo_example_smoke():
                                 "--eval-episodes", "3"])
     assert result["trained"]["episodes"] == 3
     assert -1 <= result["trained"]["mean_reward"] <= 1
+
+
+@pytest.mark.parametrize("argv, message", [(["--timesteps", "0"], "--timesteps must be at least 1"),
+                                           (["--opponents", "grandmaster"], "unknown agent 'grandmaster'"),
+                                           (["--variant", "nope"], "unknown preset 'nope'")])
+def test_maskable_ppo_example_bad_arguments(argv, message):
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "maskable_ppo.py"), *argv], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
