@@ -162,8 +162,8 @@ def _mean_ci(x: np.ndarray) -> tuple[float, float]:
 # ----------------------------------------------------------------------------------------------
 # Playing a deal set
 # ----------------------------------------------------------------------------------------------
-def _as_agent(agent: Agent | str, rules: Rules, seed: int) -> Agent:
-    return make_agent(agent, rules, seed=seed) if isinstance(agent, str) else agent
+def _as_agent(agent: Agent | str, rules: Rules, seed: int, device: str = "cpu") -> Agent:
+    return make_agent(agent, rules, seed=seed, device=device) if isinstance(agent, str) else agent
 
 
 def agent_label(agent: Agent | str) -> str:
@@ -320,6 +320,7 @@ def evaluate_pairing(
     progress: bool = False,
     agent_seed: int | None = None,
     record: RecordSink = None,
+    device: str = "cpu",
 ) -> PairingResult:
     """A against B on ``num_deals`` duplicate deals (see the module docstring for the method).
 
@@ -329,8 +330,8 @@ def evaluate_pairing(
     rules = make_rules(rules)
     seed = seed_start if agent_seed is None else agent_seed
     names = (agent_label(agent_a), agent_label(agent_b))
-    a = _as_agent(agent_a, rules, seed)
-    b = _as_agent(agent_b, rules, seed + 1)
+    a = _as_agent(agent_a, rules, seed, device)
+    b = _as_agent(agent_b, rules, seed + 1, device)
     seat_team = pairing_seatings(rules)
     return _evaluate(rules, [a, b], seat_team, seat_team, names, num_deals, seed_start, batch_deals, progress,
                      record=record)
@@ -346,6 +347,7 @@ def evaluate_teams(
     progress: bool = False,
     agent_seed: int | None = None,
     record: RecordSink = None,
+    device: str = "cpu",
 ) -> PairingResult:
     """Mixed partnerships: ``team_a = (A, B)`` (A on seat 0 or 1, B opposite) against
     ``team_b = (C, D)``, duplicate over both sides. Four-player rules only. ``record``: as
@@ -355,7 +357,7 @@ def evaluate_teams(
         raise ValueError("mixed teams need the four-player partnership game")
     seed = seed_start if agent_seed is None else agent_seed
     specs = [*team_a, *team_b]
-    agents = [_as_agent(x, rules, seed + k) for k, x in enumerate(specs)]
+    agents = [_as_agent(x, rules, seed + k, device) for k, x in enumerate(specs)]
     labels = [agent_label(x) for x in specs]
     names = (f"{labels[0]}+{labels[1]}", f"{labels[2]}+{labels[3]}")
     seat_agents = np.array([[0, 2, 1, 3], [2, 0, 3, 1]])
@@ -445,6 +447,7 @@ def round_robin(
     batch_deals: int = DEFAULT_BATCH_DEALS,
     progress: bool = False,
     record: RecordSink = None,
+    device: str = "cpu",
 ) -> RoundRobinResult:
     """Every pair of ``agents`` on the same duplicate deals, a win-rate table and ratings.
     ``record``: as :func:`evaluate_pairing`, every pairing's hands in one file."""
@@ -459,8 +462,8 @@ def round_robin(
     pairs = list(itertools.combinations(range(len(agents)), 2))
     for k, (i, j) in enumerate(pairs):
         # Fresh agents per pairing when given by name, so no pairing depends on another's order.
-        a = _as_agent(agents[i], rules, seed_start + 2 * k)
-        b = _as_agent(agents[j], rules, seed_start + 2 * k + 1)
+        a = _as_agent(agents[i], rules, seed_start + 2 * k, device)
+        b = _as_agent(agents[j], rules, seed_start + 2 * k + 1, device)
         seat_team = pairing_seatings(rules)
         pairings.append(_evaluate(rules, [a, b], seat_team, seat_team, (names[i], names[j]), num_deals, seed_start,
                                   batch_deals, progress, desc=f"[{k + 1}/{len(pairs)}] {names[i]} vs {names[j]}",
@@ -556,6 +559,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--record", metavar="PATH",
                         help="write every hand played as a game record, JSON Lines (docs/records.md)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (there is one on a terminal only)")
+    parser.add_argument("--device", default="cpu",
+                        help="where trained (ppo) agents' networks run: cpu (default), cuda, cuda:N or auto")
     return parser
 
 
@@ -584,6 +589,10 @@ def check_arguments(args, rules: Rules) -> None:
     for name in ("deals", "batch_deals"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.device != "cpu":
+        from agents.ppo import resolve_device  # torch only when a device is asked for
+
+        resolve_device(args.device)
     if args.teams and not rules.partnerships:
         raise ValueError(f"--teams needs the four-player partnership game, not {args.preset}")
     for option in ("json", "csv", "plot", "record"):
@@ -595,7 +604,7 @@ def check_arguments(args, rules: Rules) -> None:
 def run(args, rules: Rules) -> int:
     """The evaluation the command line asked for, printed and written."""
     common = dict(num_deals=args.deals, seed_start=args.seed_start, batch_deals=args.batch_deals,
-                  progress=not args.no_progress, record=args.record)
+                  progress=not args.no_progress, record=args.record, device=args.device)
     meta = {"preset": args.preset, "overrides": parse_overrides(args.overrides), "rules": dataclasses.asdict(rules),
             "date": datetime.datetime.now().isoformat(timespec="seconds")}
     if args.round_robin:

@@ -44,7 +44,7 @@ from tqdm import tqdm
 
 import evaluate
 from agents import make_agent
-from agents.ppo import FORMAT, PolicyNet, PPOAgent, atomic_save, load_checkpoint, save_policy, widen
+from agents.ppo import FORMAT, PolicyNet, PPOAgent, atomic_save, load_checkpoint, resolve_device, save_policy, widen
 from tute_env.cards import U64
 from tute_env.core import Game, State
 from tute_env.observation import encode_observation, encode_perfect_information
@@ -133,7 +133,10 @@ class Args:
     """Start afresh in a run_dir that holds a run, deleting its logs and checkpoints (without it,
     or --resume, train.py refuses: a run is never replaced by accident)."""
     threads: int = 2
-    """Torch CPU threads."""
+    """Torch CPU threads (the core and the bots always run on the CPU)."""
+    device: str = "auto"
+    """Where the networks, the rollout tensors and the update run: auto (CUDA when torch has it),
+    cpu, cuda or cuda:N. A hardware setting: a run may be resumed on another device."""
     bf16: bool = False
     """Run the networks' matrix products in bfloat16 (torch.autocast; weights, optimiser state and
     losses stay float32): ~3x faster on CPUs with native bfloat16 (AVX512-BF16, AMX), slower on
@@ -182,6 +185,7 @@ def check_args(args: Args) -> None:
         if not low <= value or (high is not None and value > high) or (name in ("learning_rate", "clip_coef")
                                                                         and value == 0):
             raise ValueError(f"{name} must be in {'(' if value == 0 else '['}{low}, {high or 'inf'}], got {value!r}")
+    resolve_device(args.device)  # an unknown device, or CUDA where torch has none, is named now
     if not args.hidden or min(args.hidden) < 1:
         raise ValueError(f"hidden must be one or more positive layer widths, got {args.hidden}")
 
@@ -193,8 +197,8 @@ class Pool:
     """Rule-based bots and frozen snapshots of the learner, with the learner's running score
     against each (1 = always wins)."""
 
-    def __init__(self, rules, bots, seed, capacity, hidden, central_critic):
-        self.rules, self.capacity = rules, capacity
+    def __init__(self, rules, bots, seed, capacity, hidden, central_critic, device=torch.device("cpu")):
+        self.rules, self.capacity, self.device = rules, capacity, device
         self.hidden, self.central_critic = hidden, central_critic
         self.names = list(bots)
         self.agents = [make_agent(name, rules, seed=seed + k) for k, name in enumerate(bots)]
@@ -214,10 +218,10 @@ class Pool:
         self.score = np.append(self.score, 0.5)
 
     def _snapshot_agent(self, state_dict) -> PPOAgent:
-        net = PolicyNet(self.rules, self.hidden, self.central_critic)
+        net = PolicyNet(self.rules, self.hidden, self.central_critic).to(self.device)
         net.load_state_dict(state_dict)
         net.eval()
-        return PPOAgent(self.rules, net=net, greedy=False)
+        return PPOAgent(self.rules, net=net, greedy=False, device=self.device)
 
     def weights(self, power: float) -> np.ndarray:
         w = (1.0 - self.score) ** power + 0.05
@@ -337,8 +341,9 @@ class SelfPlayGames:
 
 
 def mixed_precision(args: Args):
-    """bfloat16 autocast for the networks' forward passes when ``args.bf16``, else a no-op."""
-    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16)
+    """bfloat16 autocast for the networks' forward passes when ``args.bf16``, else a no-op, on
+    the run's device (CPU or CUDA)."""
+    return torch.autocast(resolve_device(args.device).type, dtype=torch.bfloat16, enabled=args.bf16)
 
 
 def _to_tensor(array: np.ndarray) -> torch.Tensor:
@@ -356,7 +361,7 @@ def _from_tensor(tensor: torch.Tensor, dtype) -> np.ndarray:
 def evaluate_learner(net, rules, args, update, writer, history):
     # Every scalar is logged against learner decisions, so TensorBoard's panels share one axis.
     """Duplicate-deal evaluation (evaluate.py) against each of ``eval_opponents``."""
-    agent = PPOAgent(rules, net=net, greedy=True)
+    agent = PPOAgent(rules, net=net, greedy=True, device=next(net.parameters()).device)
     row, results = {"update": update}, []
     for name in args.eval_opponents:
         with evaluation_records(args, update) as record:
@@ -404,41 +409,43 @@ class Rollout:
     wins: list = field(default_factory=list)  # wins (1/0) of the hands that ended
 
     @classmethod
-    def empty(cls, args: Args, n_obs: int, n_critic: int) -> Rollout:
+    def empty(cls, args: Args, n_obs: int, n_critic: int, device: torch.device) -> Rollout:
         t, n = args.num_steps, args.num_envs
         critic = np.zeros((t, n, n_critic), np.int8)
-        return cls(critic, critic[..., :n_obs], np.zeros((t, n, 47), bool), torch.zeros((t, n), dtype=torch.long),
-                   *(torch.zeros((t, n)) for _ in range(4)))
+        return cls(critic, critic[..., :n_obs], np.zeros((t, n, 47), bool),
+                   torch.zeros((t, n), dtype=torch.long, device=device),
+                   *(torch.zeros((t, n), device=device) for _ in range(4)))
 
 
 def collect_rollout(net, games: SelfPlayGames, buf: Rollout, critic_enc, args: Args) -> None:
     """Every game is at a learner decision: sample num_steps of them per game into ``buf``."""
-    rules = games.rules
+    rules, device = games.rules, buf.rewards.device
     buf.wins = []
     for t in range(args.num_steps):
         s = games.state
         buf.critic[t] = critic_enc(rules, s, s.current.astype(np.intp))
         buf.masks[t] = games.game.legal_action_mask(s)
         with torch.no_grad():
-            obs_t, mask_t = torch.from_numpy(np.ascontiguousarray(buf.obs[t])), torch.from_numpy(buf.masks[t])
-            dist = torch.distributions.Categorical(logits=net.logits(obs_t, mask_t))
+            obs_t = torch.from_numpy(np.ascontiguousarray(buf.obs[t])).to(device)
+            dist = torch.distributions.Categorical(logits=net.logits(obs_t, torch.from_numpy(buf.masks[t]).to(device)))
             action = dist.sample()
             buf.logprobs[t] = dist.log_prob(action)
-            buf.values[t] = net.value(torch.from_numpy(buf.critic[t]))
+            buf.values[t] = net.value(torch.from_numpy(buf.critic[t]).to(device))
         buf.actions[t] = action
-        reward, ended, wins = games.step(action.numpy())
+        reward, ended, wins = games.step(action.cpu().numpy())
         buf.wins += wins
-        buf.rewards[t] = torch.from_numpy(reward).float()
-        buf.dones[t] = torch.from_numpy(ended).float()
+        buf.rewards[t] = torch.from_numpy(reward).float().to(device)
+        buf.dones[t] = torch.from_numpy(ended).float().to(device)
 
 
 def advantages(net, games: SelfPlayGames, buf: Rollout, critic_enc, args: Args):
     """GAE advantages and returns; a hand's end cuts the bootstrap."""
     with torch.no_grad(), mixed_precision(args):
         s = games.state
-        next_value = net.value(torch.from_numpy(critic_enc(games.rules, s, s.current.astype(np.intp))))
+        critic = torch.from_numpy(critic_enc(games.rules, s, s.current.astype(np.intp))).to(buf.rewards.device)
+        next_value = net.value(critic)
         adv = torch.zeros_like(buf.rewards)
-        last = torch.zeros(args.num_envs)
+        last = torch.zeros_like(buf.rewards[0])
         for t in reversed(range(args.num_steps)):
             following = next_value if t == args.num_steps - 1 else buf.values[t + 1]
             nonterminal = 1.0 - buf.dones[t]
@@ -451,15 +458,16 @@ def advantages(net, games: SelfPlayGames, buf: Rollout, critic_enc, args: Args):
 def ppo_update(net, optimizer, buf: Rollout, adv, returns, args: Args) -> dict[str, float]:
     """Clipped PPO over the rollout: update_epochs passes of num_minibatches minibatches."""
     batch_size = args.num_envs * args.num_steps
-    b_obs = torch.from_numpy(np.ascontiguousarray(buf.obs).reshape(batch_size, -1))
-    b_critic = torch.from_numpy(buf.critic.reshape(batch_size, -1))
-    b_mask = torch.from_numpy(buf.masks.reshape(batch_size, -1))
+    device = buf.rewards.device
+    b_obs = torch.from_numpy(np.ascontiguousarray(buf.obs).reshape(batch_size, -1)).to(device)
+    b_critic = torch.from_numpy(buf.critic.reshape(batch_size, -1)).to(device)
+    b_mask = torch.from_numpy(buf.masks.reshape(batch_size, -1)).to(device)
     b_actions, b_logprob = buf.actions.reshape(-1), buf.logprobs.reshape(-1)
     b_adv, b_returns = adv.reshape(-1), returns.reshape(-1)
     minibatch = batch_size // args.num_minibatches
     clipfracs = []
     for _ in range(args.update_epochs):
-        order = torch.randperm(batch_size)
+        order = torch.randperm(batch_size).to(device)  # drawn on the CPU: the same run on any device
         for begin in range(0, batch_size, minibatch):
             mb = order[begin : begin + minibatch]
             with mixed_precision(args):
@@ -559,6 +567,8 @@ def resume(checkpoint_path: Path, args: Args, net, optimizer, pool: Pool, games:
     games.load(data["games"])
     rng.bit_generator.state = data["rng"]["numpy"]
     torch.set_rng_state(data["rng"]["torch"])
+    if net.device.type == "cuda" and data["rng"].get("cuda") is not None:
+        torch.cuda.set_rng_state(data["rng"]["cuda"], net.device)
     print(f"resumed from {checkpoint_path} at update {data['update']}")
     return data["update"], list(data["eval_history"])
 
@@ -571,9 +581,11 @@ def main(argv=None) -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    net = PolicyNet(rules, args.hidden, args.central_critic)
+    device = resolve_device(args.device)
+    net = PolicyNet(rules, args.hidden, args.central_critic).to(device)
+    net.device = device
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
-    pool = Pool(rules, args.bots, args.seed, args.pool_size, args.hidden, args.central_critic)
+    pool = Pool(rules, args.bots, args.seed, args.pool_size, args.hidden, args.central_critic, device)
     games = SelfPlayGames(rules, args.num_envs, rng, pool, args)
     batch_size = args.num_envs * args.num_steps
     num_updates = max(1, args.total_steps // batch_size)
@@ -592,7 +604,7 @@ def main(argv=None) -> None:
     seat0 = np.zeros(args.num_envs, np.intp)
     critic_enc = encode_perfect_information if args.central_critic else encode_observation
     buf = Rollout.empty(args, encode_observation(rules, games.state, seat0).shape[1],
-                        critic_enc(rules, games.state, seat0).shape[1])
+                        critic_enc(rules, games.state, seat0).shape[1], device)
     with mixed_precision(args):
         games.advance()
     bar = tqdm(total=num_updates, initial=update, disable=None if args.progress else True, desc="updates")
@@ -634,7 +646,8 @@ def main(argv=None) -> None:
                     "format": FORMAT, "preset": args.preset, "rules": dataclasses.asdict(rules),
                     "model_config": net.config, "model": net.state_dict(),
                     "optimizer": optimizer.state_dict(), "pool": pool.state(), "games": games.arrays(),
-                    "rng": {"numpy": rng.bit_generator.state, "torch": torch.get_rng_state()},
+                    "rng": {"numpy": rng.bit_generator.state, "torch": torch.get_rng_state(),
+                            "cuda": torch.cuda.get_rng_state(device) if device.type == "cuda" else None},
                     "update": update, "eval_history": eval_history, "args": _args_dict(args),
                 },
                 checkpoint_path,
@@ -656,7 +669,7 @@ def widen_checkpoint(data: dict, net: PolicyNet, old_hidden: list[int]) -> None:
     if len(old_hidden) != len(net.config["hidden"]):
         raise ValueError(f"cannot resume a run with hidden {old_hidden} as {net.config['hidden']}: "
                          "only the widths may grow, not the number of layers")
-    template = net.state_dict()
+    template = {k: v.cpu() for k, v in net.state_dict().items()}  # the checkpoint's tensors are on the CPU
     data["model"] = widen(data["model"], template)
     data["pool"]["snapshots"] = [None if s is None else widen(s, template) for s in data["pool"]["snapshots"]]
     for index, param in enumerate(net.parameters()):  # the optimizer state is keyed by parameter order
@@ -670,8 +683,8 @@ def widen_checkpoint(data: dict, net: PolicyNet, old_hidden: list[int]) -> None:
 
 # What a resumed run may change: a run may be extended (total_steps; the learning-rate schedule
 # follows the new total), moved (run_dir), sped up, and widened (hidden, see widen_checkpoint).
-RESUMABLE_CHANGES = ("resume", "overwrite", "progress", "config", "threads", "total_steps", "bf16", "run_dir", "hidden",
-                     "record_games")
+RESUMABLE_CHANGES = ("resume", "overwrite", "progress", "config", "threads", "device", "total_steps", "bf16", "run_dir",
+                     "hidden", "record_games")
 #: What a run writes in its run_dir (and --overwrite deletes).
 RUN_FILES = ("checkpoint.pt", "final.pt", "log.csv", "curves.png", "config.yaml", "records.jsonl")
 

@@ -92,10 +92,15 @@ def agent_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def make_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:
+def make_agent(spec: str, rules: Rules, seed: int = 0, device: str = "cpu") -> Agent:
     """An agent from its name: ``random``, ``greedy``, ``heuristic``, ``pimc`` or ``pimc:N``
-    (N samples), ``ppo`` (the shipped agent of this preset), or a path to a checkpoint file."""
+    (N samples), ``ppo`` (the shipped agent of this preset), or a path to a checkpoint file.
+    ``device``: where a trained agent's network runs (``auto``, ``cpu``, ``cuda``, ``cuda:N``)."""
     name, _, arg = spec.partition(":")
+    if name == "ppo" and not arg:
+        from .ppo import PPOAgent
+
+        return PPOAgent(rules, seed=seed, device=device)
     if name in _REGISTRY:
         module, cls = _REGISTRY[name].split(":")
         agent_cls = getattr(importlib.import_module(module), cls)
@@ -103,5 +108,5 @@ def make_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:
     if Path(spec).suffix in (".pt", ".pth") or Path(spec).exists():
         from .ppo import PPOAgent
 
-        return PPOAgent.from_checkpoint(spec, rules, seed=seed)
+        return PPOAgent.from_checkpoint(spec, rules, seed=seed, device=device)
     raise ValueError(f"unknown agent {spec!r}: expected one of {agent_names()}, 'pimc:N', or a checkpoint path")

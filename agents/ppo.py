@@ -138,19 +138,43 @@ def atomic_save(data: dict, path: str | Path) -> None:
     tmp.replace(path)
 
 
+def resolve_device(spec: str | torch.device = "auto") -> torch.device:
+    """A torch device from ``"auto"`` (CUDA when this torch has it, else the CPU), ``"cpu"``,
+    ``"cuda"`` or ``"cuda:N"``; a ``ValueError`` names what is missing."""
+    if isinstance(spec, torch.device):
+        return spec
+    if spec == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(spec)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"bad device {spec!r}: expected auto, cpu, cuda or cuda:N") from None
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"bad device {spec!r}: expected auto, cpu, cuda or cuda:N")
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {spec!r}: this torch sees no CUDA GPU (a CPU build, or no driver); "
+                             "install a CUDA build of torch or use --device cpu")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise ValueError(f"device {spec!r}: there are {torch.cuda.device_count()} CUDA devices")
+    return device
+
+
 class PPOAgent(Agent):
     """A trained policy. ``greedy=True`` plays the most likely legal action, else samples."""
 
     name = "ppo"
 
-    def __init__(self, rules: Rules, seed: int = 0, net: PolicyNet | None = None, greedy: bool = True):
+    def __init__(self, rules: Rules, seed: int = 0, net: PolicyNet | None = None, greedy: bool = True,
+                 device: str | torch.device = "cpu"):
         super().__init__(rules, seed)
         if net is None:
             net, shipped_rules = self._load_shipped(rules)
             rules = shipped_rules
-        self.net = net
+        self.device = resolve_device(device)
+        self.net = net.to(self.device)
         self.greedy = greedy
-        self.generator = torch.Generator().manual_seed(seed)
+        self.generator = torch.Generator(device=self.device).manual_seed(seed)
 
     @staticmethod
     def _load_shipped(rules: Rules) -> tuple[PolicyNet, Rules]:
@@ -162,22 +186,23 @@ class PPOAgent(Agent):
                          "as preset; pass a checkpoint path instead")
 
     @classmethod
-    def from_checkpoint(cls, path: str | Path, rules: Rules, seed: int = 0) -> PPOAgent:
+    def from_checkpoint(cls, path: str | Path, rules: Rules, seed: int = 0, device: str = "cpu") -> PPOAgent:
         data = load_checkpoint(path)
         if rules_of(data) != rules:
             trained = rules_of(data)
             changed = ", ".join(f"{k}={getattr(trained, k)!r}" for k in data["rules"] if getattr(trained, k) != getattr(rules, k))
             raise ValueError(f"checkpoint {path} was trained for other rules: preset {data.get('preset')!r} ({changed})")
-        agent = cls(rules, seed, net=build_policy(data))
+        agent = cls(rules, seed, net=build_policy(data), device=device)
         agent.name = f"ppo:{Path(path).name}"
         return agent
 
     @torch.no_grad()
     def act_batch(self, observations, masks):
-        logits = self.net.logits(torch.as_tensor(np.asarray(observations)), torch.as_tensor(np.asarray(masks, bool)))
+        obs = torch.as_tensor(np.asarray(observations)).to(self.device)
+        logits = self.net.logits(obs, torch.as_tensor(np.asarray(masks, bool)).to(self.device))
         if self.greedy:
-            return logits.argmax(dim=1).numpy()
-        return torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.generator)[:, 0].numpy()
+            return logits.argmax(dim=1).cpu().numpy()
+        return torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.generator)[:, 0].cpu().numpy()
 
 
 def export(checkpoint: str | Path, out: str | Path) -> None:

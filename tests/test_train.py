@@ -212,3 +212,35 @@ def test_a_logged_run_has_no_carriage_returns(tmp_path):
                            "--progress"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0 and "final evaluation" in proc.stdout
     assert "\r" not in proc.stderr + proc.stdout
+
+
+def test_devices_are_resolved_and_named():
+    from agents.ppo import PPOAgent, resolve_device
+
+    assert resolve_device("cpu") == torch.device("cpu")
+    assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    for bad in ("tpu", "gpu", ""):
+        with pytest.raises(ValueError, match="expected auto, cpu, cuda"):
+            resolve_device(bad)
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA"):
+            resolve_device("cuda")
+        assert train.cli(["--config", SMOKE, "--device", "cuda", "--run-dir", "/nonexistent/run"]) == 2
+    # The device code paths, run on the CPU device: an agent's network and inputs go to its device.
+    rules = make_rules("two_player")
+    agent = PPOAgent(rules, net=PolicyNet(rules, (16,)), device="cpu", greedy=False)
+    state = Game(rules).random_state(0, 4)
+    mask = Game(rules).legal_action_mask(state)
+    actions = agent.act_batch(encode_observation(rules, state, state.current), mask)
+    assert isinstance(actions, np.ndarray) and mask[np.arange(4), actions].all()
+    assert next(agent.net.parameters()).device == agent.device == torch.device("cpu")
+
+
+def test_an_explicit_cpu_run_is_the_default_run_here(tmp_path):
+    if torch.cuda.is_available():
+        pytest.skip("auto means cuda on this machine")
+    common = ["--config", SMOKE, "--eval-every", "0", "--total-steps", "512"]
+    train.main([*common, "--run-dir", str(tmp_path / "auto")])
+    train.main([*common, "--run-dir", str(tmp_path / "cpu"), "--device", "cpu"])
+    for name, tensor in final_weights(tmp_path / "auto").items():
+        assert torch.equal(tensor, final_weights(tmp_path / "cpu")[name]), name
