@@ -275,7 +275,10 @@ class Game:
         r = self.rules
         self.num_players = r.num_players
         self.num_sides = r.num_sides
-        self._config = _rules_config(r)
+        self._config = _kernel_config(r)
+
+    def __repr__(self) -> str:
+        return f"Game({_rules_spec(self.rules)})"
 
     # ------------------------------------------------------------------------------------------
     # Starting games
@@ -299,9 +302,14 @@ class Game:
 
     def reset_done(self, state: State, rng: np.random.Generator) -> np.ndarray:
         """Deal new hands in the finished lanes, the next seat dealing (R2); returns those lanes.
-        Read the outcome of finished games before calling this."""
+        Read the outcome of finished games before calling this. A state with finished lanes is
+        checked to fit this game first (arrays of its shapes, dtypes, writeable; ``ValueError``
+        if not, nothing written): those lanes are written anew, the others are not read."""
+        if not isinstance(state, State):
+            raise ValueError(f"state does not fit {self!r}: expected a State, got {type(state).__name__}")
         lanes = np.flatnonzero(state.done)
         if lanes.size:
+            self._call_kernel(state, _NO_ACTIONS, _NO_LANES, _CHECK_SHAPES)
             dealer = (state.dealer[lanes] + 1) % self.num_players
             self._write_deals(state, lanes, random_deals(self.rules, rng, lanes.size, dealer))
         return lanes
@@ -390,8 +398,9 @@ class Game:
 
     def legal_sets(self, s: State) -> np.ndarray:
         """Legal actions of every game as 47-bit sets, computed from the state (``State.legal``
-        caches them; recompute after changing a state's fields directly)."""
-        return _rules_kernel(self._config, s.arrays(), _NO_ACTIONS, _NO_LANES, False)[2]
+        caches them; recompute after changing a state's fields directly). The state is checked
+        to fit this game first (``ValueError`` if not); it may be read-only."""
+        return self._call_kernel(s, _NO_ACTIONS, _NO_LANES, _LEGAL_SETS)[3]
 
     def step(self, state: State, actions, active=None) -> State:
         """Apply one action per game for its seat to act, in place; returns ``state``.
@@ -399,21 +408,37 @@ class Game:
         Without ``active``, finished games are left as they are (their action is ignored). With
         the optional (B,) bool ``active``, only those games step, and an active finished game
         is an error. An illegal or out-of-range action for a game that steps raises
-        ``ValueError`` before anything changes.
+        ``ValueError`` before anything changes, and so does a state that does not fit this game
+        (another variant's state, arrays of the wrong shape, dtype or layout, read-only arrays,
+        values out of range): the compiled rules index arrays with the state's values.
         """
         s = state
+        try:
+            b = len(s.current)
+        except (AttributeError, TypeError):
+            raise ValueError(f"state does not fit {self!r}: {_state_misfit(self.rules, s, True)}") from None
         actions = np.asarray(actions)
-        if actions.shape != (s.batch_size,):
-            raise ValueError(f"actions must have shape ({s.batch_size},), got {actions.shape}")
+        if actions.shape != (b,):
+            raise ValueError(f"actions must have shape ({b},), got {actions.shape}")
         if actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
         if active is None:
             active = ~s.done
         else:
             active = np.asarray(active, dtype=bool)
-            if active.shape != (s.batch_size,):
-                raise ValueError(f"active must have shape ({s.batch_size},), got {active.shape}")
-        error, lane, _ = _rules_kernel(self._config, s.arrays(), actions.astype(np.int64, copy=False), active, True)
+            if active.shape != (b,):
+                raise ValueError(f"active must have shape ({b},), got {active.shape}")
+        if not _kernel_ready:
+            _prepare_rules_kernel()
+        try:  # the fast path of _call_kernel, inlined: at B = 1 a step costs ~7 us
+            error, lane, what, _ = _rules_kernel(
+                self._config, s.arrays(), actions.astype(np.int64, copy=False), active, _STEP
+            )
+        except TypeError:  # maybe strided actions or active (else _call_kernel explains the state)
+            contiguous = np.ascontiguousarray(actions, dtype=np.int64), np.ascontiguousarray(active)
+            error, lane, what, _ = self._call_kernel(s, *contiguous, _STEP)
+        if error >= _BAD_SHAPE:
+            raise ValueError(f"state does not fit {self!r}: {_state_error(self.rules, s, error, lane, what)}")
         if error == _FINISHED:
             raise ValueError(f"game {lane} is over: it takes no more actions")
         if error == _OUT_OF_RANGE:
@@ -425,6 +450,29 @@ class Game:
                 f"{s.current[lane]}; legal: {' '.join(legal)}"
             )
         return s
+
+    def _call_kernel(self, s: State, actions: np.ndarray, active: np.ndarray, mode: int):
+        """``_rules_kernel`` on ``s``; a state that does not fit this game raises ``ValueError``.
+
+        The compiled kernel checks shapes and values itself (:func:`_check_state`). Dtypes,
+        layouts and writeable arrays are checked by numba's dispatcher for free: the kernel is
+        compiled for one signature, the types of a state this class makes, and compiling others
+        is disabled, so any other array type fails to dispatch (``TypeError``) and is explained
+        here. A read-only state is copied for the modes that write nothing."""
+        if not _kernel_ready:
+            _prepare_rules_kernel()
+        try:
+            result = _rules_kernel(self._config, s.arrays(), actions, active, mode)
+        except (AttributeError, TypeError):  # not a State, or arrays of other types
+            problem = _state_misfit(self.rules, s, writeable=mode != _LEGAL_SETS)
+            if problem is None:
+                if mode == _LEGAL_SETS and not _writeable(s):
+                    return self._call_kernel(s.copy(), actions, active, mode)
+                raise
+            raise ValueError(f"state does not fit {self!r}: {problem}") from None
+        if result[0] >= _BAD_SHAPE:
+            raise ValueError(f"state does not fit {self!r}: {_state_error(self.rules, s, *result[:3])}")
+        return result
 
 
 # ----------------------------------------------------------------------------------------------
@@ -460,10 +508,16 @@ def _rules_config(r: Rules) -> np.ndarray:
 # closures without re-binding the arrays, where helper functions taking the arrays would
 # reference-count all 32 of them (atomic operations) at every branch, ~0.5 us per game.
 @numba.njit(cache=True, error_model="numpy")
-def _rules_kernel(cfg, st, actions, active, stepping):
-    """``stepping`` False: returns (0, 0, legal sets of every lane), the state untouched.
-    ``stepping`` True: steps the ``active`` lanes with ``actions``, every lane checked before any
-    changes; returns (error, lane, State.legal), error 0 or the code of the first bad lane."""
+def _rules_kernel(cfg, st, actions, active, mode):
+    """First checks that the state fits the game (:func:`_check_state`), then by ``mode``:
+    ``_LEGAL_SETS``: returns (0, 0, 0, legal sets of every lane), the state untouched.
+    ``_STEP``: steps the ``active`` lanes with ``actions``, every lane checked before any
+    changes; returns (error, lane, 0, State.legal), error 0 or the code of the first bad lane.
+    ``_CHECK_SHAPES``: only the shapes. A state that does not fit returns _check_state's
+    (error, lane, what) and an empty array, untouched."""
+    error, bad_lane, what = _check_state(cfg, st, False, mode != _CHECK_SHAPES)
+    if error != 0 or mode == _CHECK_SHAPES:
+        return error, bad_lane, what, _NO_SETS
     (hands, played, known, cannot_hold, trick, trick_leader, trick_size, best_card, best_seat,
      current, decision, dealer, trump, turned_card, stock, stock_next, to_draw, tricks_played,
      last_winner, last_won, card_points, last_trick_bonus, cante_points, sung_by, sang_twenty,
@@ -702,21 +756,307 @@ def _rules_kernel(cfg, st, actions, active, stepping):
         legal[b] = legal_set(b)
 
     lanes = len(current)
-    if not stepping:
+    if mode == _LEGAL_SETS:
         out = np.empty(lanes, U64)
         for b in range(lanes):
             out[b] = legal_set(b)
-        return 0, 0, out
+        return 0, 0, 0, out
+    if len(actions) != lanes or len(active) != lanes:
+        return _OUT_OF_RANGE, -1, 0, legal
     for b in range(lanes):
         if active[b] and done[b]:
-            return _FINISHED, b, legal
+            return _FINISHED, b, 0, legal
     for b in range(lanes):
         if active[b] and (actions[b] < 0 or actions[b] >= NUM_ACTIONS):
-            return _OUT_OF_RANGE, b, legal
+            return _OUT_OF_RANGE, b, 0, legal
     for b in range(lanes):
         if active[b] and (legal[b] & _ACTION_BIT[actions[b]]) == _ZERO:
-            return _ILLEGAL, b, legal
+            return _ILLEGAL, b, 0, legal
     for b in range(lanes):
         if active[b]:
             step_lane(b, actions[b])
-    return 0, 0, legal
+    return 0, 0, 0, legal
+
+
+# ----------------------------------------------------------------------------------------------
+# Does a state fit its game? The compiled rules index arrays with the state's values (a seat,
+# a card, a stock position ...) and size their loops by the game's rules, not by the arrays, so
+# a state of another variant or with a value out of range would read and write out of bounds.
+# Every entry point that hands a state to compiled code checks it first:
+# * array types (dtype, dimensions, C layout, writeable): numba's dispatcher, for free, since
+#   the kernels are compiled for the one signature of the states Game makes and compiling others
+#   is disabled (_compile_only); a call with other types fails to dispatch and
+#   _state_misfit explains it;
+# * shapes and values: _check_state, compiled, at the start of each kernel (branch-free passes
+#   over the lanes that LLVM vectorises: ~0.2 us at B = 1, ~5 us at B = 4096, about as long as
+#   reading the state's arrays once).
+# ----------------------------------------------------------------------------------------------
+_LEGAL_SETS, _STEP, _CHECK_SHAPES = 0, 1, 2  # _rules_kernel's modes
+_BAD_SHAPE, _BAD_VALUE = 4, 5  # more _rules_kernel error codes, from _check_state
+_NO_SETS = np.zeros(0, U64)
+_CARD_SET_OVERFLOW = ~U64((1 << NUM_CARDS) - 1)
+_ACTION_SET_OVERFLOW = ~U64((1 << NUM_ACTIONS) - 1)
+
+# The fields _check_state range-checks, in its order (lo..hi from _value_bounds, in the kernel's
+# config), then the card and action sets, then the checks across fields of one lane.
+_RANGE_FIELDS = (
+    "trick", "trick_leader", "trick_size", "best_card", "best_seat", "current", "decision", "dealer",
+    "trump", "turned_card", "stock", "stock_next", "to_draw", "tricks_played", "last_winner",
+    "last_won", "sung_by", "tute_declarer", "winner",
+)
+_SET_FIELDS = ("hands", "played", "known", "cannot_hold", "legal")
+_LANE_CHECKS = (
+    ("a game not over has a seat to act and a decision, and current and decision are -1 together",
+     ("done", "current", "decision")),
+    ("a follow decision needs a trick in progress", ("decision", "trick_size")),
+    ("a trick in progress has a winning card and seat", ("trick_size", "best_card", "best_seat")),
+    ("to_draw cannot exceed the cards left in the stock (and the turned card, with two players)",
+     ("to_draw", "stock_next", "turned_card")),
+)
+# Game._config: _rules_config, then whether the turned card is drawn, then lo, hi of each of
+# _RANGE_FIELDS.
+_TURNED_DRAWN = _DOUBLE_OVER_100 + 1
+_BOUNDS = _TURNED_DRAWN + 1
+
+
+def _value_bounds(r: Rules) -> dict[str, tuple[int, int]]:
+    """lo..hi of each of _RANGE_FIELDS under rules ``r``."""
+    n, last_card = r.num_players, NUM_CARDS - 1
+    bounds = {
+        "trick": (-1, last_card), "trick_leader": (0, n - 1), "trick_size": (0, n - 1),
+        "best_card": (-1, last_card), "best_seat": (-1, n - 1), "current": (-1, n - 1),
+        "decision": (-1, DECLARE), "dealer": (0, n - 1), "trump": (0, 3), "turned_card": (-1, last_card),
+        "stock": (-1, last_card), "stock_next": (0, r.stock_size),
+        "to_draw": (0, r.stock_size + int(r.turned_card_drawn)), "tricks_played": (0, r.num_tricks),
+        "last_winner": (-1, n - 1), "last_won": (-1, r.num_tricks - 1), "sung_by": (-1, n - 1),
+        "tute_declarer": (-1, n - 1), "winner": (-1, r.num_sides - 1),
+    }
+    assert tuple(bounds) == _RANGE_FIELDS
+    return bounds
+
+
+def _kernel_config(r: Rules) -> np.ndarray:
+    """Game._config: what the compiled code reads of the rules, as int64."""
+    bounds = [x for lo_hi in _value_bounds(r).values() for x in lo_hi]
+    return np.concatenate([_rules_config(r), np.array([r.turned_card_drawn, *bounds], dtype=np.int64)])
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _check_state(cfg, st, all_sets, values):
+    """Whether the state's arrays ``st`` (State.arrays()) fit the game of ``cfg`` (Game._config):
+    (0, 0, 0) if so; (_BAD_SHAPE, -1, index of the field in State) for an array of the wrong
+    shape; (_BAD_VALUE, lane, check) for a lane that fails a check, numbered as _state_error
+    reads them: the ranges of _RANGE_FIELDS, then _SET_FIELDS (no bits past the cards or
+    actions), then _LANE_CHECKS; without ``values``, only the shapes. Card sets: ``hands``
+    always (the rules make actions of its bits), ``played``, ``known`` and ``cannot_hold`` with
+    ``all_sets`` (the rules only write those, the observation reads them; each kernel checks
+    the sets it reads, since reading them all is half the cost of the check at B = 4096).
+
+    Each check is a branch-free pass that LLVM vectorises; only a failing one is run again to
+    find the first bad lane."""
+    (hands, played, known, cannot_hold, trick, trick_leader, trick_size, best_card, best_seat,
+     current, decision, dealer, trump, turned_card, stock, stock_next, to_draw, tricks_played,
+     last_winner, last_won, card_points, last_trick_bonus, cante_points, sung_by, sang_twenty,
+     declared, exchanged, tute_declarer, done, winner, games, legal) = st
+    n = cfg[_N]
+    sides = 2 if cfg[_PARTNERSHIPS] != 0 else n
+    stock_size = cfg[_STOCK_SIZE]
+    lanes = len(current)
+    fits = (
+        hands.shape == (lanes, n), played.shape == (lanes, n), known.shape == (lanes, n),
+        cannot_hold.shape == (lanes, n), trick.shape == (lanes, n), len(trick_leader) == lanes,
+        len(trick_size) == lanes, len(best_card) == lanes, len(best_seat) == lanes, len(current) == lanes,
+        len(decision) == lanes, len(dealer) == lanes, len(trump) == lanes, len(turned_card) == lanes,
+        stock.shape == (lanes, stock_size), len(stock_next) == lanes, len(to_draw) == lanes,
+        len(tricks_played) == lanes, len(last_winner) == lanes, last_won.shape == (lanes, sides),
+        card_points.shape == (lanes, sides), last_trick_bonus.shape == (lanes, sides),
+        cante_points.shape == (lanes, sides), sung_by.shape == (lanes, 4), sang_twenty.shape == (lanes, n),
+        declared.shape == (lanes, n), len(exchanged) == lanes, len(tute_declarer) == lanes,
+        len(done) == lanes, len(winner) == lanes, len(games) == lanes, len(legal) == lanes,
+    )
+    if not (fits[0] & fits[1] & fits[2] & fits[3] & fits[4] & fits[5] & fits[6] & fits[7] & fits[8] & fits[9]
+            & fits[10] & fits[11] & fits[12] & fits[13] & fits[14] & fits[15] & fits[16] & fits[17] & fits[18]
+            & fits[19] & fits[20] & fits[21] & fits[22] & fits[23] & fits[24] & fits[25] & fits[26] & fits[27]
+            & fits[28] & fits[29] & fits[30] & fits[31]):  # (a loop over the tuple costs more)
+        for field in range(len(fits)):
+            if not fits[field]:
+                return _BAD_SHAPE, -1, field
+
+    def outside(x, k):
+        """Value ``x`` of _RANGE_FIELDS[k] is out of its range."""
+        return (x < np.int8(cfg[_BOUNDS + 2 * k])) | (x > np.int8(cfg[_BOUNDS + 2 * k + 1]))
+
+    def first_outside(a, k):
+        """First lane of the 2-D array ``a`` (_RANGE_FIELDS[k]) with an entry out of range, else -1."""
+        bad = False
+        for i in range(a.size):  # a.flat of a C array: a plain loop, vectorised
+            bad |= outside(a.flat[i], k)
+        if bad:
+            for i in range(a.size):
+                if outside(a.flat[i], k):
+                    return i // a.shape[1]
+        return -1
+
+    def first_with_bits(a, overflow):
+        """First lane of ``a`` (lanes, or lanes x seats) with a set that has any of ``overflow``, else -1."""
+        for i in range(a.size):
+            if a.flat[i] & overflow:
+                return i // (a.size // lanes)
+        return -1
+
+    turned_drawn = cfg[_TURNED_DRAWN] != 0
+    lane_check = len(_RANGE_FIELDS) + len(_SET_FIELDS)  # the first of _LANE_CHECKS
+    # The checks of one lane: the ranges of the 1-D fields, then _LANE_CHECKS.
+    lane_checks = (1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 17, 18,
+                   lane_check, lane_check + 1, lane_check + 2, lane_check + 3)
+
+    def lane_fails(b):
+        """Whether lane ``b`` fails each of ``lane_checks``."""
+        over = current[b] < 0
+        left = stock_size - stock_next[b] + (turned_drawn & (turned_card[b] >= 0))
+        return (
+            outside(trick_leader[b], 1), outside(trick_size[b], 2), outside(best_card[b], 3),
+            outside(best_seat[b], 4), outside(current[b], 5), outside(decision[b], 6), outside(dealer[b], 7),
+            outside(trump[b], 8), outside(turned_card[b], 9), outside(stock_next[b], 11),
+            outside(to_draw[b], 12), outside(tricks_played[b], 13), outside(last_winner[b], 14),
+            outside(tute_declarer[b], 17), outside(winner[b], 18),
+            (over & ~done[b]) | (over ^ (decision[b] < 0)),
+            (decision[b] == FOLLOW) & (trick_size[b] == 0),
+            (trick_size[b] > 0) & ((best_card[b] < 0) | (best_seat[b] < 0)),
+            to_draw[b] > left,
+        )
+
+    if lanes == 0 or not values:
+        return 0, 0, 0
+    for k, lane in enumerate((first_outside(trick, 0), first_outside(stock, 10), first_outside(last_won, 15),
+                              first_outside(sung_by, 16))):
+        if lane >= 0:
+            return _BAD_VALUE, lane, (0, 10, 15, 16)[k]
+    seen = _ZERO
+    if all_sets:
+        for i in range(hands.size):  # the four card sets in one pass (same shape)
+            seen |= hands.flat[i] | played.flat[i] | known.flat[i] | cannot_hold.flat[i]
+    else:
+        for i in range(hands.size):
+            seen |= hands.flat[i]
+    if seen & _CARD_SET_OVERFLOW:
+        for k, lane in enumerate((
+            first_with_bits(hands, _CARD_SET_OVERFLOW), first_with_bits(played, _CARD_SET_OVERFLOW),
+            first_with_bits(known, _CARD_SET_OVERFLOW), first_with_bits(cannot_hold, _CARD_SET_OVERFLOW),
+        )):
+            if lane >= 0:
+                return _BAD_VALUE, lane, len(_RANGE_FIELDS) + k
+    seen = _ZERO
+    for b in range(lanes):
+        seen |= legal[b]
+    if seen & _ACTION_SET_OVERFLOW:
+        return _BAD_VALUE, first_with_bits(legal, _ACTION_SET_OVERFLOW), len(_RANGE_FIELDS) + 4
+    bad = False
+    for b in range(lanes):  # branch-free over the lanes, vectorised (a loop over the tuple is not)
+        f = lane_fails(b)
+        bad |= (f[0] | f[1] | f[2] | f[3] | f[4] | f[5] | f[6] | f[7] | f[8] | f[9] | f[10] | f[11] | f[12]
+                | f[13] | f[14] | f[15] | f[16] | f[17] | f[18])
+    if bad:
+        for b in range(lanes):
+            fails = lane_fails(b)
+            for k in range(len(fails)):
+                if fails[k]:
+                    return _BAD_VALUE, b, lane_checks[k]
+    return 0, 0, 0
+
+
+def _expected_shapes(r: Rules, lanes: int) -> dict[str, tuple[int, ...]]:
+    return {name: (lanes, *a.shape[1:]) for name, a in zip(_StateArrays._fields, Game(r).empty_state(0).arrays())}
+
+
+def _state_error(r: Rules, s: State, error: int, lane: int, what: int) -> str:
+    """What _check_state's (error, lane, what) means for state ``s``, in words."""
+    if error == _BAD_SHAPE:
+        name = _StateArrays._fields[what]
+        return f"{name} has shape {getattr(s, name).shape}, expected {_expected_shapes(r, len(s.current))[name]}"
+    if what < len(_RANGE_FIELDS):
+        name = _RANGE_FIELDS[what]
+        lo, hi = _value_bounds(r)[name]
+        row = getattr(s, name)[lane]
+        if np.ndim(row):
+            j = int(np.flatnonzero((row < lo) | (row > hi))[0])
+            return f"{name}[{lane}, {j}] is {row[j]}, expected {lo}..{hi}"
+        return f"{name}[{lane}] is {row}, expected {lo}..{hi}"
+    what -= len(_RANGE_FIELDS)
+    if what < len(_SET_FIELDS):
+        name = _SET_FIELDS[what]
+        width, kind = (NUM_ACTIONS, "actions") if name == "legal" else (NUM_CARDS, "cards")
+        row = np.atleast_1d(getattr(s, name)[lane])
+        j = int(np.flatnonzero(row >> U64(width))[0])
+        bits = [x for x in range(width, 64) if int(row[j]) >> x & 1]
+        where = f"{name}[{lane}, {j}]" if np.ndim(getattr(s, name)) == 2 else f"{name}[{lane}]"
+        return f"{where} has bit(s) {bits} set, expected a set of {kind} 0..{width - 1}"
+    description, fields = _LANE_CHECKS[what - len(_SET_FIELDS)]
+    values = ", ".join(f"{f}[{lane}] = {getattr(s, f)[lane]}" for f in fields)
+    return f"{description} ({values})"
+
+
+def _state_misfit(r: Rules, s, writeable: bool) -> str | None:
+    """Why ``s`` cannot be handed to the compiled code (not a State, an array of the wrong
+    type, shape or layout, read-only when ``writeable``), or None."""
+    if not isinstance(s, State):
+        return f"expected a State, got {type(s).__name__}"
+    current = s.current
+    if not isinstance(current, np.ndarray) or current.ndim != 1:
+        return f"current must be a 1-D array (one entry per game), got {type(current).__name__} {np.shape(current)}"
+    blank = Game(r).empty_state(0)
+    shapes = _expected_shapes(r, len(current))
+    for name in _StateArrays._fields:
+        a, want = getattr(s, name), getattr(blank, name)
+        if not isinstance(a, np.ndarray):
+            return f"{name} is a {type(a).__name__}, expected a numpy array"
+        if a.dtype != want.dtype:
+            return f"{name} has dtype {a.dtype}, expected {want.dtype}"
+        if a.shape != shapes[name]:
+            return f"{name} has shape {a.shape}, expected {shapes[name]}"
+        if not a.flags.c_contiguous:
+            return f"{name} is not C-contiguous (a strided view?); state.copy() has contiguous arrays"
+        if not a.flags.aligned:
+            return f"{name} is not aligned"
+        if writeable and not a.flags.writeable:
+            return f"{name} is read-only"
+    return None
+
+
+def _writeable(s: State) -> bool:
+    return all(a.flags.writeable for a in s.arrays())
+
+
+def _rules_spec(r: Rules) -> str:
+    """Arguments that make rules ``r``: the nearest preset and the options that differ from it,
+    e.g. ``'two_player', tute='off'``."""
+    from .rules import PRESETS
+
+    def differences(name):
+        base = PRESETS[name]
+        fields = (f.name for f in dataclasses.fields(r))
+        return {name: getattr(r, name) for name in fields if getattr(r, name) != getattr(base, name)}
+
+    name = min(PRESETS, key=lambda p: len(differences(p)))
+    return ", ".join([repr(name)] + [f"{k}={v!r}" for k, v in differences(name).items()])
+
+
+def _compile_only(dispatcher, *args) -> None:
+    """Compile ``dispatcher`` (or load it from numba's cache) for the types of ``args``, and
+    disable compiling for any other types: a call with other types then raises ``TypeError``
+    instead of compiling a version for them. One compilation, whatever the first call passes."""
+    sig = tuple(numba.typeof(a) for a in args)
+    if sig not in dispatcher.overloads:
+        dispatcher.disable_compile(False)
+        dispatcher.compile(sig)
+    dispatcher.disable_compile()
+
+
+_kernel_ready = False
+
+
+def _prepare_rules_kernel() -> None:
+    global _kernel_ready
+    game = Game("partnership")
+    _compile_only(_rules_kernel, game._config, game.empty_state(0).arrays(), _NO_ACTIONS, _NO_LANES, _STEP)
+    _kernel_ready = True
