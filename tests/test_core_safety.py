@@ -1,14 +1,17 @@
 """The compiled core never runs on a state that does not fit its game: every entry point that
 hands a State to compiled code (Game.step, Game.legal_sets, Game.reset_done, the observation
 encoders) checks it first and raises ValueError naming the field, leaving the state unchanged.
-Plus: random play of every preset with numba's bounds checking on."""
+Plus: random play of every preset with numba's bounds checking on, and a read-only install."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -353,3 +356,96 @@ def test_random_play_of_every_preset_with_numba_bounds_checking(tmp_path):
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "mismatched calls raising ValueError" in result.stdout
+
+
+# ------------------------------------------------------------------------------------------------
+# A read-only install: the package directory not writable, no writable home, NUMBA_CACHE_DIR
+# unset, an unprivileged user. Root ignores write permissions, so as root the check runs as
+# `nobody`.
+# ------------------------------------------------------------------------------------------------
+READ_ONLY_SCRIPT = textwrap.dedent(
+    """
+    import os, sys
+    import tute_env
+    assert tute_env.__file__ == os.path.join(PACKAGE, "tute_env", "__init__.py"), tute_env.__file__
+    assert not os.access(os.path.dirname(tute_env.__file__), os.W_OK), "the package directory is writable"
+    assert not os.access(os.environ["HOME"], os.W_OK), "HOME is writable"
+    import numba, numpy as np
+    from tute_env.core import Game, random_legal_actions
+    from tute_env.observation import encode_observation
+    game = Game("partnership")
+    rng = np.random.default_rng(0)
+    state = game.random_state(rng, 4)
+    game.step(state, random_legal_actions(game.legal_action_mask(state), rng))
+    obs = encode_observation(game.rules, state, state.current)
+    assert obs.shape == (4, 850), obs.shape
+    print("cache:", numba.config.CACHE_DIR)
+    """
+)
+
+
+def _unprivileged_prefixes() -> list[tuple[list[str], int]]:
+    """As root: command prefixes that run a program without root's power to ignore file
+    permissions, with the uid it runs as: as `nobody`, else as root without the capabilities
+    that bypass permissions (where `nobody` cannot read the Python environment)."""
+    prefixes = []
+    if shutil.which("setpriv"):
+        prefixes.append((["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"], 65534))
+    elif shutil.which("runuser"):
+        prefixes.append((["runuser", "-u", "nobody", "--"], 65534))
+    if shutil.which("setpriv"):
+        prefixes.append((["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"], 0))
+    return prefixes
+
+
+def _read_only(path: Path) -> None:
+    for root, dirs, files in os.walk(path):
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o444)
+        os.chmod(root, 0o555)
+
+
+def test_a_read_only_install_imports_and_runs():
+    # Not pytest's tmp_path: its parents are private to the user running the tests.
+    tmp_path = Path(tempfile.mkdtemp(prefix="tute_env-read-only-"))
+    try:
+        tmp_path.chmod(0o755)  # traversable by the unprivileged user
+        package = tmp_path / "site"
+        shutil.copytree(ROOT / "tute_env", package / "tute_env", ignore=shutil.ignore_patterns("__pycache__"))
+        _read_only(package)
+        home = tmp_path / "home"
+        home.mkdir()
+        home.chmod(0o555)
+        temp = tmp_path / "tmp"  # TMPDIR, where the fallback cache goes (kept out of the real /tmp)
+        temp.mkdir(mode=0o700)
+        prefix, reasons = [], []
+        if os.geteuid() == 0:  # root ignores write permissions: run without that power
+            for candidate, uid in _unprivileged_prefixes():
+                probe = subprocess.run(
+                    [*candidate, sys.executable, "-c", "import numba, numpy"],
+                    capture_output=True, text=True, check=False,
+                )
+                if probe.returncode == 0:
+                    prefix = candidate
+                    os.chown(temp, uid, uid)
+                    break
+                reasons.append(f"{' '.join(candidate)}: {probe.stderr.strip()[-300:]}")
+            else:
+                pytest.skip(f"running as root with no way to run {sys.executable} unprivileged: {reasons}")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "XDG_", "PYTHON"))}
+        env.update(HOME=str(home), TMPDIR=str(temp), PYTHONPATH=str(package))
+        script = f"PACKAGE = {str(package)!r}\n" + READ_ONLY_SCRIPT
+        result = subprocess.run(
+            [*prefix, sys.executable, "-c", script], cwd=str(home), env=env, capture_output=True, text=True,
+            timeout=600, check=False,
+        )
+        assert result.returncode == 0, " ".join(prefix) + "\n" + result.stdout + result.stderr
+        # It cached where it could: a private directory in the temp dir.
+        cache = next(line for line in result.stdout.splitlines() if line.startswith("cache:")).split(": ", 1)[1]
+        assert cache.startswith(str(temp)), cache
+        assert stat.S_IMODE(os.stat(cache).st_mode) == 0o700
+        assert any(name.endswith(".nbi") for _, _, files in os.walk(cache) for name in files)
+    finally:
+        for root, _, _ in os.walk(tmp_path):
+            os.chmod(root, 0o755)
+        shutil.rmtree(tmp_path, ignore_errors=True)
