@@ -309,7 +309,7 @@ class Game:
             raise ValueError(f"state does not fit {self!r}: expected a State, got {type(state).__name__}")
         lanes = np.flatnonzero(state.done)
         if lanes.size:
-            self._call_kernel(state, _NO_ACTIONS, _NO_LANES, _CHECK_SHAPES)
+            self._call_kernel(state, _NO_ACTIONS, _NO_LANES, _CHECK_SHAPES, _NO_SETS)
             dealer = (state.dealer[lanes] + 1) % self.num_players
             self._write_deals(state, lanes, random_deals(self.rules, rng, lanes.size, dealer))
         return lanes
@@ -400,7 +400,12 @@ class Game:
         """Legal actions of every game as 47-bit sets, computed from the state (``State.legal``
         caches them; recompute after changing a state's fields directly). The state is checked
         to fit this game first (``ValueError`` if not); it may be read-only."""
-        return self._call_kernel(s, _NO_ACTIONS, _NO_LANES, _LEGAL_SETS)[3]
+        try:
+            out = np.empty(len(s.current), U64)
+        except (AttributeError, TypeError):
+            raise ValueError(f"state does not fit {self!r}: {_state_misfit(self.rules, s, False)}") from None
+        self._call_kernel(s, _NO_ACTIONS, _NO_LANES, _LEGAL_SETS, out)
+        return out
 
     def step(self, state: State, actions, active=None) -> State:
         """Apply one action per game for its seat to act, in place; returns ``state``.
@@ -431,14 +436,14 @@ class Game:
         if not _kernel_ready:
             _prepare_rules_kernel()
         try:  # the fast path of _call_kernel, inlined: at B = 1 a step costs ~7 us
-            error, lane, what, _ = _rules_kernel(
-                self._config, s.arrays(), actions.astype(np.int64, copy=False), active, _STEP
+            error, lane = _rules_kernel(
+                self._config, s.arrays(), actions.astype(np.int64, copy=False), active, _STEP, s.legal
             )
         except TypeError:  # maybe strided actions or active (else _call_kernel explains the state)
             contiguous = np.ascontiguousarray(actions, dtype=np.int64), np.ascontiguousarray(active)
-            error, lane, what, _ = self._call_kernel(s, *contiguous, _STEP)
+            error, lane = self._call_kernel(s, *contiguous, _STEP, s.legal)
         if error >= _BAD_SHAPE:
-            raise ValueError(f"state does not fit {self!r}: {_state_error(self.rules, s, error, lane, what)}")
+            raise ValueError(f"state does not fit {self!r}: {_state_error(self.rules, s, error)}")
         if error == _FINISHED:
             raise ValueError(f"game {lane} is over: it takes no more actions")
         if error == _OUT_OF_RANGE:
@@ -451,7 +456,7 @@ class Game:
             )
         return s
 
-    def _call_kernel(self, s: State, actions: np.ndarray, active: np.ndarray, mode: int):
+    def _call_kernel(self, s: State, actions: np.ndarray, active: np.ndarray, mode: int, out: np.ndarray):
         """``_rules_kernel`` on ``s``; a state that does not fit this game raises ``ValueError``.
 
         The compiled kernel checks shapes and values itself (:func:`_check_state`). Dtypes,
@@ -462,16 +467,16 @@ class Game:
         if not _kernel_ready:
             _prepare_rules_kernel()
         try:
-            result = _rules_kernel(self._config, s.arrays(), actions, active, mode)
+            result = _rules_kernel(self._config, s.arrays(), actions, active, mode, out)
         except (AttributeError, TypeError):  # not a State, or arrays of other types
             problem = _state_misfit(self.rules, s, writeable=mode != _LEGAL_SETS)
             if problem is None:
                 if mode == _LEGAL_SETS and not _writeable(s):
-                    return self._call_kernel(s.copy(), actions, active, mode)
+                    return self._call_kernel(s.copy(), actions, active, mode, out)
                 raise
             raise ValueError(f"state does not fit {self!r}: {problem}") from None
         if result[0] >= _BAD_SHAPE:
-            raise ValueError(f"state does not fit {self!r}: {_state_error(self.rules, s, *result[:3])}")
+            raise ValueError(f"state does not fit {self!r}: {_state_error(self.rules, s, result[0])}")
         return result
 
 
@@ -507,17 +512,21 @@ def _rules_config(r: Rules) -> np.ndarray:
 # One compiled function holds the rules, as closures over the state's arrays: numba inlines
 # closures without re-binding the arrays, where helper functions taking the arrays would
 # reference-count all 32 of them (atomic operations) at every branch, ~0.5 us per game.
-@numba.njit(cache=True, error_model="numpy")
-def _rules_kernel(cfg, st, actions, active, mode):
+# _nrt=False: compiled without numba's reference counting altogether, which the kernel does not
+# need (it allocates nothing: the legal sets go to ``out``, given; the state's arrays are held
+# by the caller throughout the call); unpacking the 32 arrays cost ~0.3 us a call at B = 1.
+@numba.njit(cache=True, error_model="numpy", _nrt=False)
+def _rules_kernel(cfg, st, actions, active, mode, out):
     """First checks that the state fits the game (:func:`_check_state`), then by ``mode``:
-    ``_LEGAL_SETS``: returns (0, 0, 0, legal sets of every lane), the state untouched.
+    ``_LEGAL_SETS``: writes the legal sets of every lane to ``out``, the state untouched.
     ``_STEP``: steps the ``active`` lanes with ``actions``, every lane checked before any
-    changes; returns (error, lane, 0, State.legal), error 0 or the code of the first bad lane.
-    ``_CHECK_SHAPES``: only the shapes. A state that does not fit returns _check_state's
-    (error, lane, what) and an empty array, untouched."""
-    error, bad_lane, what = _check_state(cfg, st, False, mode != _CHECK_SHAPES)
+    changes, and writes their legal sets to ``out`` (State.legal).
+    ``_CHECK_SHAPES``: only the shapes.
+    Returns (error, lane): 0 or the code of the first problem (a state that does not fit:
+    _check_state's, lane -1, nothing changed)."""
+    error = _check_state(cfg, st, _SHAPES if mode == _CHECK_SHAPES else _RULES)
     if error != 0 or mode == _CHECK_SHAPES:
-        return error, bad_lane, what, _NO_SETS
+        return error, -1
     (hands, played, known, cannot_hold, trick, trick_leader, trick_size, best_card, best_seat,
      current, decision, dealer, trump, turned_card, stock, stock_next, to_draw, tricks_played,
      last_winner, last_won, card_points, last_trick_bonus, cante_points, sung_by, sang_twenty,
@@ -753,29 +762,31 @@ def _rules_kernel(cfg, st, actions, active, mode):
             # A declaration turn (R8) ends with one declaration or a pass; the winner leads.
             current[b] = last_winner[b]
             decision[b] = LEAD
-        legal[b] = legal_set(b)
 
     lanes = len(current)
-    if mode == _LEGAL_SETS:
-        out = np.empty(lanes, U64)
+    stepping = mode == _STEP
+    if stepping:
+        if len(actions) != lanes or len(active) != lanes:
+            return _OUT_OF_RANGE, -1
         for b in range(lanes):
-            out[b] = legal_set(b)
-        return 0, 0, 0, out
-    if len(actions) != lanes or len(active) != lanes:
-        return _OUT_OF_RANGE, -1, 0, legal
+            if active[b] and done[b]:
+                return _FINISHED, b
+        for b in range(lanes):
+            if active[b] and (actions[b] < 0 or actions[b] >= NUM_ACTIONS):
+                return _OUT_OF_RANGE, b
+        for b in range(lanes):
+            if active[b] and (legal[b] & _ACTION_BIT[actions[b]]) == _ZERO:
+                return _ILLEGAL, b
+    # One call of legal_set (each call site is a copy of its code to compile).
+    if len(out) != lanes:
+        return _OUT_OF_RANGE, -1
     for b in range(lanes):
-        if active[b] and done[b]:
-            return _FINISHED, b, 0, legal
-    for b in range(lanes):
-        if active[b] and (actions[b] < 0 or actions[b] >= NUM_ACTIONS):
-            return _OUT_OF_RANGE, b, 0, legal
-    for b in range(lanes):
-        if active[b] and (legal[b] & _ACTION_BIT[actions[b]]) == _ZERO:
-            return _ILLEGAL, b, 0, legal
-    for b in range(lanes):
-        if active[b]:
+        if stepping:
+            if not active[b]:
+                continue
             step_lane(b, actions[b])
-    return 0, 0, 0, legal
+        out[b] = legal_set(b)
+    return 0, 0
 
 
 # ----------------------------------------------------------------------------------------------
@@ -787,12 +798,13 @@ def _rules_kernel(cfg, st, actions, active, mode):
 #   the kernels are compiled for the one signature of the states Game makes and compiling others
 #   is disabled (_compile_only); a call with other types fails to dispatch and
 #   _state_misfit explains it;
-# * shapes and values: _check_state, compiled, at the start of each kernel (branch-free passes
-#   over the lanes that LLVM vectorises: ~0.2 us at B = 1, ~5 us at B = 4096, about as long as
-#   reading the state's arrays once).
+# * shapes and values: _check_state, compiled, called first by each kernel (branch-free passes
+#   over the lanes that LLVM vectorises: ~0.1 us at B = 1, ~5 us at B = 4096, about as long as
+#   reading the state's arrays once); the error path finds which value in Python.
 # ----------------------------------------------------------------------------------------------
 _LEGAL_SETS, _STEP, _CHECK_SHAPES = 0, 1, 2  # _rules_kernel's modes
 _BAD_SHAPE, _BAD_VALUE = 4, 5  # more _rules_kernel error codes, from _check_state
+_SHAPES, _RULES, _ALL = 0, 1, 2  # _check_state's levels
 _NO_SETS = np.zeros(0, U64)
 _CARD_SET_OVERFLOW = ~U64((1 << NUM_CARDS) - 1)
 _ACTION_SET_OVERFLOW = ~U64((1 << NUM_ACTIONS) - 1)
@@ -813,8 +825,8 @@ _LANE_CHECKS = (
     ("to_draw cannot exceed the cards left in the stock (and the turned card, with two players)",
      ("to_draw", "stock_next", "turned_card")),
 )
-# Game._config: _rules_config, then whether the turned card is drawn, then lo, hi of each of
-# _RANGE_FIELDS.
+# Game._config (_kernel_config): _rules_config, then whether the turned card is drawn, then the
+# ranges of _RANGE_FIELDS.
 _TURNED_DRAWN = _DOUBLE_OVER_100 + 1
 _BOUNDS = _TURNED_DRAWN + 1
 
@@ -836,24 +848,32 @@ def _value_bounds(r: Rules) -> dict[str, tuple[int, int]]:
 
 
 def _kernel_config(r: Rules) -> np.ndarray:
-    """Game._config: what the compiled code reads of the rules, as int64."""
-    bounds = [x for lo_hi in _value_bounds(r).values() for x in lo_hi]
-    return np.concatenate([_rules_config(r), np.array([r.turned_card_drawn, *bounds], dtype=np.int64)])
+    """Game._config: what the compiled code reads of the rules, as int64: _rules_config, whether
+    the turned card is drawn, then lo, hi of each of _RANGE_FIELDS as int8, 8 to a word (the
+    check compares int8 to int8, 64 lanes at a time, and views them without a copy)."""
+    bounds = np.array([x for lo_hi in _value_bounds(r).values() for x in lo_hi], dtype=np.int8)
+    bounds = np.concatenate([bounds, np.zeros(-len(bounds) % 8, np.int8)]).view(np.int64)
+    return np.concatenate([_rules_config(r), np.array([r.turned_card_drawn], dtype=np.int64), bounds])
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
-def _check_state(cfg, st, all_sets, values):
+@numba.njit(cache=True, error_model="numpy", _nrt=False)
+def _check_state(cfg, st, level):
     """Whether the state's arrays ``st`` (State.arrays()) fit the game of ``cfg`` (Game._config):
-    (0, 0, 0) if so; (_BAD_SHAPE, -1, index of the field in State) for an array of the wrong
-    shape; (_BAD_VALUE, lane, check) for a lane that fails a check, numbered as _state_error
-    reads them: the ranges of _RANGE_FIELDS, then _SET_FIELDS (no bits past the cards or
-    actions), then _LANE_CHECKS; without ``values``, only the shapes. Card sets: ``hands``
-    always (the rules make actions of its bits), ``played``, ``known`` and ``cannot_hold`` with
-    ``all_sets`` (the rules only write those, the observation reads them; each kernel checks
-    the sets it reads, since reading them all is half the cost of the check at B = 4096).
+    0 if so, _BAD_SHAPE if an array has the wrong shape, _BAD_VALUE if a value fails a check
+    (the ranges of _RANGE_FIELDS, _SET_FIELDS without bits past the cards or actions, the
+    _LANE_CHECKS). Which array, value and lane is found in Python, on the error path only
+    (_state_error), so that nothing more is compiled.
 
-    Each check is a branch-free pass that LLVM vectorises; only a failing one is run again to
-    find the first bad lane."""
+    ``level``: _SHAPES only; _RULES, the values too, of the card sets only ``hands`` (whose bits
+    the rules make actions of); _ALL, ``played``, ``known`` and ``cannot_hold`` too (the rules
+    only write those, the observation reads them; each kernel checks the sets it reads: reading
+    them all is half the cost of the check at B = 4096). An int64, never a constant: numba would
+    compile a copy of this function for each constant.
+
+    The checks are branch-free passes over the arrays, which LLVM vectorises (~0.1 us at B = 1,
+    ~5 us at B = 4096), written out in full: as closures they compiled ten times slower (numba
+    inlines each closure call at a cost of its own). Compiled without reference counting
+    (``_nrt=False``, as the kernels): it allocates nothing and its views live within the call."""
     (hands, played, known, cannot_hold, trick, trick_leader, trick_size, best_card, best_seat,
      current, decision, dealer, trump, turned_card, stock, stock_next, to_draw, tricks_played,
      last_winner, last_won, card_points, last_trick_bonus, cante_points, sung_by, sang_twenty,
@@ -862,118 +882,111 @@ def _check_state(cfg, st, all_sets, values):
     sides = 2 if cfg[_PARTNERSHIPS] != 0 else n
     stock_size = cfg[_STOCK_SIZE]
     lanes = len(current)
-    fits = (
-        hands.shape == (lanes, n), played.shape == (lanes, n), known.shape == (lanes, n),
-        cannot_hold.shape == (lanes, n), trick.shape == (lanes, n), len(trick_leader) == lanes,
-        len(trick_size) == lanes, len(best_card) == lanes, len(best_seat) == lanes, len(current) == lanes,
-        len(decision) == lanes, len(dealer) == lanes, len(trump) == lanes, len(turned_card) == lanes,
-        stock.shape == (lanes, stock_size), len(stock_next) == lanes, len(to_draw) == lanes,
-        len(tricks_played) == lanes, len(last_winner) == lanes, last_won.shape == (lanes, sides),
-        card_points.shape == (lanes, sides), last_trick_bonus.shape == (lanes, sides),
-        cante_points.shape == (lanes, sides), sung_by.shape == (lanes, 4), sang_twenty.shape == (lanes, n),
-        declared.shape == (lanes, n), len(exchanged) == lanes, len(tute_declarer) == lanes,
-        len(done) == lanes, len(winner) == lanes, len(games) == lanes, len(legal) == lanes,
+    fits = (  # & rather than and: no branches
+        (hands.shape == (lanes, n)) & (played.shape == (lanes, n)) & (known.shape == (lanes, n))
+        & (cannot_hold.shape == (lanes, n)) & (trick.shape == (lanes, n)) & (len(trick_leader) == lanes)
+        & (len(trick_size) == lanes) & (len(best_card) == lanes) & (len(best_seat) == lanes)
+        & (len(decision) == lanes) & (len(dealer) == lanes) & (len(trump) == lanes) & (len(turned_card) == lanes)
+        & (stock.shape == (lanes, stock_size)) & (len(stock_next) == lanes) & (len(to_draw) == lanes)
+        & (len(tricks_played) == lanes) & (len(last_winner) == lanes) & (last_won.shape == (lanes, sides))
+        & (card_points.shape == (lanes, sides)) & (last_trick_bonus.shape == (lanes, sides))
+        & (cante_points.shape == (lanes, sides)) & (sung_by.shape == (lanes, 4)) & (sang_twenty.shape == (lanes, n))
+        & (declared.shape == (lanes, n)) & (len(exchanged) == lanes) & (len(tute_declarer) == lanes)
+        & (len(done) == lanes) & (len(winner) == lanes) & (len(games) == lanes) & (len(legal) == lanes)
     )
-    if not (fits[0] & fits[1] & fits[2] & fits[3] & fits[4] & fits[5] & fits[6] & fits[7] & fits[8] & fits[9]
-            & fits[10] & fits[11] & fits[12] & fits[13] & fits[14] & fits[15] & fits[16] & fits[17] & fits[18]
-            & fits[19] & fits[20] & fits[21] & fits[22] & fits[23] & fits[24] & fits[25] & fits[26] & fits[27]
-            & fits[28] & fits[29] & fits[30] & fits[31]):  # (a loop over the tuple costs more)
-        for field in range(len(fits)):
-            if not fits[field]:
-                return _BAD_SHAPE, -1, field
-
-    def outside(x, k):
-        """Value ``x`` of _RANGE_FIELDS[k] is out of its range."""
-        return (x < np.int8(cfg[_BOUNDS + 2 * k])) | (x > np.int8(cfg[_BOUNDS + 2 * k + 1]))
-
-    def first_outside(a, k):
-        """First lane of the 2-D array ``a`` (_RANGE_FIELDS[k]) with an entry out of range, else -1."""
-        bad = False
-        for i in range(a.size):  # a.flat of a C array: a plain loop, vectorised
-            bad |= outside(a.flat[i], k)
-        if bad:
-            for i in range(a.size):
-                if outside(a.flat[i], k):
-                    return i // a.shape[1]
-        return -1
-
-    def first_with_bits(a, overflow):
-        """First lane of ``a`` (lanes, or lanes x seats) with a set that has any of ``overflow``, else -1."""
-        for i in range(a.size):
-            if a.flat[i] & overflow:
-                return i // (a.size // lanes)
-        return -1
-
-    turned_drawn = cfg[_TURNED_DRAWN] != 0
-    lane_check = len(_RANGE_FIELDS) + len(_SET_FIELDS)  # the first of _LANE_CHECKS
-    # The checks of one lane: the ranges of the 1-D fields, then _LANE_CHECKS.
-    lane_checks = (1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 17, 18,
-                   lane_check, lane_check + 1, lane_check + 2, lane_check + 3)
-
-    def lane_fails(b):
-        """Whether lane ``b`` fails each of ``lane_checks``."""
-        over = current[b] < 0
-        left = stock_size - stock_next[b] + (turned_drawn & (turned_card[b] >= 0))
-        return (
-            outside(trick_leader[b], 1), outside(trick_size[b], 2), outside(best_card[b], 3),
-            outside(best_seat[b], 4), outside(current[b], 5), outside(decision[b], 6), outside(dealer[b], 7),
-            outside(trump[b], 8), outside(turned_card[b], 9), outside(stock_next[b], 11),
-            outside(to_draw[b], 12), outside(tricks_played[b], 13), outside(last_winner[b], 14),
-            outside(tute_declarer[b], 17), outside(winner[b], 18),
-            (over & ~done[b]) | (over ^ (decision[b] < 0)),
-            (decision[b] == FOLLOW) & (trick_size[b] == 0),
-            (trick_size[b] > 0) & ((best_card[b] < 0) | (best_seat[b] < 0)),
-            to_draw[b] > left,
-        )
-
-    if lanes == 0 or not values:
-        return 0, 0, 0
-    for k, lane in enumerate((first_outside(trick, 0), first_outside(stock, 10), first_outside(last_won, 15),
-                              first_outside(sung_by, 16))):
-        if lane >= 0:
-            return _BAD_VALUE, lane, (0, 10, 15, 16)[k]
+    if not fits:
+        return _BAD_SHAPE
+    if lanes == 0 or level == _SHAPES:
+        return 0
+    bounds = cfg[_BOUNDS:].view(np.int8)  # the range of _RANGE_FIELDS[k]: lo[k]..hi[k]
+    lo, hi = bounds[0::2], bounds[1::2]
+    bad = False
+    for i in range(trick.size):  # x.flat[i] of a C array: a plain loop
+        bad |= (trick.flat[i] < lo[0]) | (trick.flat[i] > hi[0])
+    for i in range(stock.size):
+        bad |= (stock.flat[i] < lo[10]) | (stock.flat[i] > hi[10])
+    for i in range(last_won.size):
+        bad |= (last_won.flat[i] < lo[15]) | (last_won.flat[i] > hi[15])
+    for i in range(sung_by.size):
+        bad |= (sung_by.flat[i] < lo[16]) | (sung_by.flat[i] > hi[16])
     seen = _ZERO
-    if all_sets:
-        for i in range(hands.size):  # the four card sets in one pass (same shape)
+    if level == _ALL:
+        for i in range(hands.size):
             seen |= hands.flat[i] | played.flat[i] | known.flat[i] | cannot_hold.flat[i]
     else:
         for i in range(hands.size):
             seen |= hands.flat[i]
-    if seen & _CARD_SET_OVERFLOW:
-        for k, lane in enumerate((
-            first_with_bits(hands, _CARD_SET_OVERFLOW), first_with_bits(played, _CARD_SET_OVERFLOW),
-            first_with_bits(known, _CARD_SET_OVERFLOW), first_with_bits(cannot_hold, _CARD_SET_OVERFLOW),
-        )):
-            if lane >= 0:
-                return _BAD_VALUE, lane, len(_RANGE_FIELDS) + k
+    bad |= (seen & _CARD_SET_OVERFLOW) != _ZERO
     seen = _ZERO
     for b in range(lanes):
         seen |= legal[b]
-    if seen & _ACTION_SET_OVERFLOW:
-        return _BAD_VALUE, first_with_bits(legal, _ACTION_SET_OVERFLOW), len(_RANGE_FIELDS) + 4
-    bad = False
-    for b in range(lanes):  # branch-free over the lanes, vectorised (a loop over the tuple is not)
-        f = lane_fails(b)
-        bad |= (f[0] | f[1] | f[2] | f[3] | f[4] | f[5] | f[6] | f[7] | f[8] | f[9] | f[10] | f[11] | f[12]
-                | f[13] | f[14] | f[15] | f[16] | f[17] | f[18])
-    if bad:
-        for b in range(lanes):
-            fails = lane_fails(b)
-            for k in range(len(fails)):
-                if fails[k]:
-                    return _BAD_VALUE, b, lane_checks[k]
-    return 0, 0, 0
+    bad |= (seen & _ACTION_SET_OVERFLOW) != _ZERO
+    # The 1-D fields and _LANE_CHECKS, one pass over the lanes.
+    last, turned_drawn = np.int8(stock_size), np.int8(cfg[_TURNED_DRAWN])
+    for b in range(lanes):
+        over = current[b] < 0
+        bad |= (
+            (trick_leader[b] < lo[1]) | (trick_leader[b] > hi[1]) | (trick_size[b] < lo[2]) | (trick_size[b] > hi[2])
+            | (best_card[b] < lo[3]) | (best_card[b] > hi[3]) | (best_seat[b] < lo[4]) | (best_seat[b] > hi[4])
+            | (current[b] < lo[5]) | (current[b] > hi[5]) | (decision[b] < lo[6]) | (decision[b] > hi[6])
+            | (dealer[b] < lo[7]) | (dealer[b] > hi[7]) | (trump[b] < lo[8]) | (trump[b] > hi[8])
+            | (turned_card[b] < lo[9]) | (turned_card[b] > hi[9]) | (stock_next[b] < lo[11])
+            | (stock_next[b] > hi[11]) | (to_draw[b] < lo[12]) | (to_draw[b] > hi[12])
+            | (tricks_played[b] < lo[13]) | (tricks_played[b] > hi[13]) | (last_winner[b] < lo[14])
+            | (last_winner[b] > hi[14]) | (tute_declarer[b] < lo[17]) | (tute_declarer[b] > hi[17])
+            | (winner[b] < lo[18]) | (winner[b] > hi[18])
+            | (over & ~done[b]) | (over ^ (decision[b] < 0))
+            | ((decision[b] == FOLLOW) & (trick_size[b] == 0))
+            | ((trick_size[b] > 0) & ((best_card[b] < 0) | (best_seat[b] < 0)))
+            # to_draw <= the cards left: stock_size - stock_next (+ the turned card, with two players)
+            | (to_draw[b] + stock_next[b] > last + (turned_drawn & (turned_card[b] >= 0)))
+        )
+    return _BAD_VALUE if bad else 0
 
 
 def _expected_shapes(r: Rules, lanes: int) -> dict[str, tuple[int, ...]]:
     return {name: (lanes, *a.shape[1:]) for name, a in zip(_StateArrays._fields, Game(r).empty_state(0).arrays())}
 
 
-def _state_error(r: Rules, s: State, error: int, lane: int, what: int) -> str:
-    """What _check_state's (error, lane, what) means for state ``s``, in words."""
+def _first_problem(r: Rules, s: State, level: int) -> tuple[int, int] | None:
+    """(lane, check) of the first value check of _check_state (numbered as _state_error reads
+    them) that ``s`` fails, at the first lane that fails it; None if none. The same checks as
+    the compiled pass, in numpy: run only once that pass has found a problem."""
+    lanes = len(s.current)
+    for k, (name, (lo, hi)) in enumerate(_value_bounds(r).items()):
+        a = getattr(s, name).reshape(lanes, -1)
+        bad = ((a < lo) | (a > hi)).any(axis=1)
+        if bad.any():
+            return int(np.argmax(bad)), k
+    for k, name in enumerate(_SET_FIELDS):
+        if name in ("played", "known", "cannot_hold") and level != _ALL:
+            continue
+        overflow = _ACTION_SET_OVERFLOW if name == "legal" else _CARD_SET_OVERFLOW
+        bad = (getattr(s, name).reshape(lanes, -1) & overflow).any(axis=1)
+        if bad.any():
+            return int(np.argmax(bad)), len(_RANGE_FIELDS) + k
+    over = s.current < 0
+    turned = (s.turned_card >= 0) & r.turned_card_drawn
+    lane_checks = (
+        (over & ~s.done) | (over ^ (s.decision < 0)),
+        (s.decision == FOLLOW) & (s.trick_size == 0),
+        (s.trick_size > 0) & ((s.best_card < 0) | (s.best_seat < 0)),
+        s.to_draw.astype(int) + s.stock_next > r.stock_size + turned,
+    )
+    for k, bad in enumerate(lane_checks):
+        if bad.any():
+            return int(np.argmax(bad)), len(_RANGE_FIELDS) + len(_SET_FIELDS) + k
+    return None
+
+
+def _state_error(r: Rules, s: State, error: int, level: int = _RULES) -> str:
+    """What _check_state's ``error`` means for state ``s`` (checked at ``level``), in words."""
     if error == _BAD_SHAPE:
-        name = _StateArrays._fields[what]
-        return f"{name} has shape {getattr(s, name).shape}, expected {_expected_shapes(r, len(s.current))[name]}"
+        return _state_misfit(r, s, writeable=False) or "an array of the wrong shape (not found again)"
+    found = _first_problem(r, s, level)
+    if found is None:  # not expected: the compiled check and this one disagree
+        return "a value out of range (not found again)"
+    lane, what = found
     if what < len(_RANGE_FIELDS):
         name = _RANGE_FIELDS[what]
         lo, hi = _value_bounds(r)[name]
@@ -1058,5 +1071,6 @@ _kernel_ready = False
 def _prepare_rules_kernel() -> None:
     global _kernel_ready
     game = Game("partnership")
-    _compile_only(_rules_kernel, game._config, game.empty_state(0).arrays(), _NO_ACTIONS, _NO_LANES, _STEP)
+    blank = game.empty_state(0)
+    _compile_only(_rules_kernel, game._config, blank.arrays(), _NO_ACTIONS, _NO_LANES, _STEP, blank.legal)
     _kernel_ready = True

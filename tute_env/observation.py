@@ -176,12 +176,13 @@ def _encode(rules: Rules, s: State, players, perfect: bool) -> np.ndarray:
             raise
         raise ValueError(f"state does not fit {_rules_name(rules)}: {problem}") from None
     if bad >= 0:
-        error, lane, what = bad & 7, (bad >> 16) - 1, bad >> 3 & 0x1FFF
+        error, lane = bad & 0xFFFF, (bad >> 16) - 1
         if error == _BAD_OBSERVER:
             raise ValueError(
                 f"observer seats must be in 0..{rules.num_players - 1}, got {players[lane]} in game {lane}"
             )
-        raise ValueError(f"state does not fit {_rules_name(rules)}: {core._state_error(rules, s, error, lane, what)}")
+        problem = core._state_error(rules, s, error, core._ALL)
+        raise ValueError(f"state does not fit {_rules_name(rules)}: {problem}")
     return out
 
 
@@ -221,15 +222,15 @@ def _encoding(rules: Rules, perfect: bool) -> tuple[int, np.ndarray]:
 _NUM_OFFSETS = len(PIECE_DOC) + 2  # _encoding's spec: offsets, then 3 flags, then Game._config
 
 
-@numba.njit(cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy", _nrt=False)
 def _encode_kernel(spec, st, players, out):
     """Writes each lane's observation for ``players[b]`` into the zeroed ``out`` (int8 (B, size));
-    ``spec`` from :func:`_encoding`. Returns -1, or an error packed in one int (error | what << 3
-    | (lane + 1) << 16): _BAD_OBSERVER and the first lane whose observer is not a seat, or the error of
-    :func:`tute_env.core._check_state` for a state that does not fit the rules."""
-    error, bad_lane, what = _check_state(spec[_NUM_OFFSETS + 3 :], st, True, True)
+    ``spec`` from :func:`_encoding`. Returns -1; or _BAD_OBSERVER | (lane + 1) << 16 for the first
+    lane whose observer is not a seat; or the error code of :func:`tute_env.core._check_state`
+    for a state that does not fit the rules."""
+    error = _check_state(spec[_NUM_OFFSETS + 3 :], st, np.int64(core._ALL))
     if error != 0:
-        return error | what << 3 | (bad_lane + 1) << 16
+        return error
     if len(players) != len(out) or len(players) != len(st.current):
         return _BAD_OBSERVER
     (hands, played, known, cannot_hold, trick, trick_leader, trick_size, best_card, best_seat,
