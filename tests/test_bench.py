@@ -90,3 +90,19 @@ def test_installed_peers_measure(monkeypatch):
             assert r.rate > 0 and (r.decisions_per_game is None or r.decisions_per_game > 1)
     # scripts/setup.sh installs the [bench] extra, so the peers are there to be measured.
     assert any(r.rate for r in results), "no peer measured: pip install -e '.[bench]'"
+
+
+def test_startup_quick_measures_cold_and_warm_and_keeps_the_notes(tmp_path):
+    out = tmp_path / "startup.md"
+    out.write_text("# old figures\n\n## Notes\n\nWritten by hand.\n")
+    proc = subprocess.run([sys.executable, "-m", "bench.startup", "--quick", "--write", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    md = out.read_text()
+    assert "# old figures" not in md and md.endswith("## Notes\n\nWritten by hand.\n")
+    row = next(_cells(line) for line in md.splitlines() if line.startswith("| partnership |"))
+    cold, cold_wall, warm, warm_wall = (float(c) for c in row[1:])
+    assert warm < cold <= cold_wall and warm <= warm_wall
+    for phase in ("import numba", "first step", "first observation"):
+        assert f"| {phase} |" in md
+    assert "| `core._rules_kernel` | 1 |" in md  # compiled once: one signature
