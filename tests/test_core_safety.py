@@ -320,18 +320,34 @@ BOUNDSCHECK_SCRIPT = textwrap.dedent(
         states[preset] = state
         print(preset, steps, "steps")
 
+    # Each preset's state a few steps into its games (tricks in progress, cards drawn), under
+    # every preset's game, stepped with its own legal actions: a state of other shapes must raise
+    # "does not fit" before any compiled code indexes with it (else IndexError, from numba).
     mismatched = 0
-    for preset, state in states.items():
+    for preset in sorted(PRESETS):
+        own = Game(preset)
+        rng = np.random.default_rng(1)
+        state = own.random_state(rng, 300)
+        for _ in range(2 * own.num_players + 1):
+            own.step(state, random_legal_actions(own.legal_action_mask(state), rng))
+        actions = random_legal_actions(own.legal_action_mask(state), rng)
         for other in sorted(PRESETS):
             game = Game(other)
-            calls = (lambda: game.step(state, np.zeros(300, np.int64)), lambda: game.legal_sets(state),
+            fits = all(a.shape[1:] == b.shape[1:] for a, b in zip(own.empty_state(0).arrays(),
+                                                                 game.empty_state(0).arrays()))
+            calls = (lambda: game.step(state.copy(), actions), lambda: game.legal_sets(state),
                      lambda: encode_observation(game.rules, state, 0),
                      lambda: encode_perfect_information(game.rules, state, 0))
             for call in calls:
                 try:
                     call()
+                    error = ""
                 except ValueError as err:
-                    assert "does not fit" in str(err) or "illegal action" in str(err), err
+                    error = str(err)
+                if fits:
+                    assert "does not fit" not in error, (preset, other, error)
+                else:
+                    assert "does not fit" in error, (preset, other, error)
                     mismatched += 1
     bad = states["two_player"].copy()
     bad.trick[0, 0], bad.current[1] = 55, 7
