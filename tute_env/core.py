@@ -1059,10 +1059,20 @@ def _compile_only(dispatcher, *args) -> None:
     disable compiling for any other types: a call with other types then raises ``TypeError``
     instead of compiling a version for them. One compilation, whatever the first call passes."""
     sig = tuple(numba.typeof(a) for a in args)
-    if sig not in dispatcher.overloads:
-        dispatcher.disable_compile(False)
-        dispatcher.compile(sig)
-    dispatcher.disable_compile()
+    with _compile_lock:  # two threads' first calls: compiling stays disabled once either is done
+        if sig not in dispatcher.overloads:
+            dispatcher.disable_compile(False)
+            dispatcher.compile(sig)
+        dispatcher.disable_compile()
+
+
+def _new_lock():
+    import threading  # here, not at the top: the imports there are shared with other branches' work
+
+    return threading.Lock()
+
+
+_compile_lock = _new_lock()
 
 
 _kernel_ready = False
