@@ -435,7 +435,7 @@ class Game:
                 raise ValueError(f"active must have shape ({b},), got {active.shape}")
         if not _kernel_ready:
             _prepare_rules_kernel()
-        try:  # the fast path of _call_kernel, inlined: at B = 1 a step costs ~7 us
+        try:  # the fast path of _call_kernel, inlined: at B = 1 a whole step costs ~6 us
             error, lane = _rules_kernel(
                 self._config, s.arrays(), actions.astype(np.int64, copy=False), active, _STEP, s.legal
             )

@@ -191,7 +191,7 @@ def _rules_name(rules: Rules) -> str:
 
 
 _BAD_OBSERVER = 1  # _encode_kernel's error code for an observer that is not a seat
-_check_state = core._check_state  # inlined into _encode_kernel (a global, not core.<name>, for numba to inline it)
+_check_state = core._check_state  # called first by _encode_kernel
 _kernel_ready = False
 
 
