@@ -101,3 +101,19 @@ def test_bad_arguments_are_one_message_and_exit_2(argv, message):
     root = Path(__file__).resolve().parent.parent
     proc = subprocess.run([sys.executable, "-m", "bench", *argv], cwd=root, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_startup_quick_measures_cold_and_warm_and_keeps_the_notes(tmp_path):
+    out = tmp_path / "startup.md"
+    out.write_text("# old figures\n\n## Notes\n\nWritten by hand.\n")
+    proc = subprocess.run([sys.executable, "-m", "bench.startup", "--quick", "--write", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    md = out.read_text()
+    assert "# old figures" not in md and md.endswith("## Notes\n\nWritten by hand.\n")
+    row = next(_cells(line) for line in md.splitlines() if line.startswith("| partnership |"))
+    cold, cold_wall, warm, warm_wall = (float(c) for c in row[1:])
+    assert warm < cold <= cold_wall and warm <= warm_wall
+    for phase in ("import numba", "first step", "first observation"):
+        assert f"| {phase} |" in md
+    assert "| `core._rules_kernel` | 1 |" in md  # compiled once: one signature

@@ -240,7 +240,10 @@ class Game:
         r = self.rules
         self.num_players = r.num_players
         self.num_sides = r.num_sides
-        self._config = _rules_config(r)
+        self._config = _kernel_config(r)
+
+    def __repr__(self) -> str:
+        return f"Game({_rules_spec(self.rules)})"
 
     # ------------------------------------------------------------------------------------------
     # Starting games
@@ -264,9 +267,20 @@ class Game:
 
     def reset_done(self, state: State, rng: np.random.Generator, lanes=None) -> np.ndarray:
         """Deal new hands in the finished lanes (or in ``lanes``, an index array), the next seat
-        dealing (R2); returns those lanes. Read the outcome of finished games before calling this."""
-        lanes = np.flatnonzero(state.done) if lanes is None else np.asarray(lanes, dtype=np.intp)
+        dealing (R2); returns those lanes. Read the outcome of finished games before calling this.
+        A state with lanes to deal is checked to fit this game first (arrays of its shapes,
+        dtypes, writeable; ``ValueError`` if not, nothing written): those lanes are written anew,
+        the others are not read."""
+        if not isinstance(state, State):
+            raise ValueError(f"state does not fit {self!r}: expected a State, got {type(state).__name__}")
+        if lanes is None:
+            lanes = np.flatnonzero(state.done)
+        else:
+            lanes = np.asarray(lanes, dtype=np.intp)
+            if lanes.ndim != 1 or ((lanes < 0) | (lanes >= state.batch_size)).any():
+                raise ValueError(f"lanes must be indices of the state's {state.batch_size} games, got {lanes!r}")
         if lanes.size:
+            self._call_kernel(state, _NO_ACTIONS, _NO_LANES, _CHECK_SHAPES, _NO_SETS)
             dealer = (state.dealer[lanes] + 1) % self.num_players
             self._write_deals(state, lanes, random_deals(self.rules, rng, lanes.size, dealer))
         return lanes
@@ -355,14 +369,21 @@ class Game:
 
     def legal_sets(self, s: State) -> np.ndarray:
         """Legal actions of every game as 47-bit sets, computed from the state (``State.legal``
-        caches them; recompute after changing a state's fields directly)."""
-        return _rules_kernel(self._config, s.arrays(), _NO_ACTIONS, _NO_LANES, False)[2]
+        caches them; recompute after changing a state's fields directly). The state is checked
+        to fit this game first (``ValueError`` if not); it may be read-only."""
+        try:
+            out = np.empty(len(s.current), U64)
+        except (AttributeError, TypeError):
+            raise ValueError(f"state does not fit {self!r}: {_state_misfit(self.rules, s, False)}") from None
+        self._call_kernel(s, _NO_ACTIONS, _NO_LANES, _LEGAL_SETS, out)
+        return out
 
     def exchange_gives(self, state: State) -> np.ndarray:
         """(B,) int8: the card the seat to act gives up for the turned card by exchanging now
         (R7: the 7 of trumps; with ``exchange="after_win"`` the 2 for a turned 4..7); -1 where
         the exchange is not legal (``EXCHANGE`` not in ``State.legal``). The compiled rules
         step an exchange with the same :func:`exchange_gives`."""
+        self._call_kernel(state, _NO_ACTIONS, _NO_LANES, _CHECK_SHAPES, _NO_SETS)  # fits this game, or raises
         return _exchange_gives_lanes(self._config[_EXCHANGE], state.trump, state.turned_card, state.legal)
 
     def step(self, state: State, actions, active=None) -> State:
@@ -371,21 +392,37 @@ class Game:
         Without ``active``, finished games are left as they are (their action is ignored). With
         the optional (B,) bool ``active``, only those games step, and an active finished game
         is an error. An illegal or out-of-range action for a game that steps raises
-        ``ValueError`` before anything changes.
+        ``ValueError`` before anything changes, and so does a state that does not fit this game
+        (another variant's state, arrays of the wrong shape, dtype or layout, read-only arrays,
+        values out of range): the compiled rules index arrays with the state's values.
         """
         s = state
+        try:
+            b = len(s.current)
+        except (AttributeError, TypeError):
+            raise ValueError(f"state does not fit {self!r}: {_state_misfit(self.rules, s, True)}") from None
         actions = np.asarray(actions)
-        if actions.shape != (s.batch_size,):
-            raise ValueError(f"actions must have shape ({s.batch_size},), got {actions.shape}")
+        if actions.shape != (b,):
+            raise ValueError(f"actions must have shape ({b},), got {actions.shape}")
         if actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
         if active is None:
             active = ~s.done
         else:
             active = np.asarray(active, dtype=bool)
-            if active.shape != (s.batch_size,):
-                raise ValueError(f"active must have shape ({s.batch_size},), got {active.shape}")
-        error, lane, _ = _rules_kernel(self._config, s.arrays(), actions.astype(np.int64, copy=False), active, True)
+            if active.shape != (b,):
+                raise ValueError(f"active must have shape ({b},), got {active.shape}")
+        if not _kernel_ready:
+            _prepare_rules_kernel()
+        try:  # the fast path of _call_kernel, inlined: at B = 1 a whole step costs ~6 us
+            error, lane = _rules_kernel(
+                self._config, s.arrays(), actions.astype(np.int64, copy=False), active, _STEP, s.legal
+            )
+        except TypeError:  # maybe strided actions or active (else _call_kernel explains the state)
+            contiguous = np.ascontiguousarray(actions, dtype=np.int64), np.ascontiguousarray(active)
+            error, lane = self._call_kernel(s, *contiguous, _STEP, s.legal)
+        if error >= _BAD_SHAPE:
+            raise ValueError(f"state does not fit {self!r}: {_state_error(self.rules, s, error)}")
         if error == _FINISHED:
             raise ValueError(f"game {lane} is over: it takes no more actions")
         if error == _OUT_OF_RANGE:
@@ -397,6 +434,29 @@ class Game:
                 f"{s.current[lane]}; legal: {' '.join(legal)}"
             )
         return s
+
+    def _call_kernel(self, s: State, actions: np.ndarray, active: np.ndarray, mode: int, out: np.ndarray):
+        """``_rules_kernel`` on ``s``; a state that does not fit this game raises ``ValueError``.
+
+        The compiled kernel checks shapes and values itself (:func:`_check_state`). Dtypes,
+        layouts and writeable arrays are checked by numba's dispatcher for free: the kernel is
+        compiled for one signature, the types of a state this class makes, and compiling others
+        is disabled, so any other array type fails to dispatch (``TypeError``) and is explained
+        here. A read-only state is copied for the modes that write nothing."""
+        if not _kernel_ready:
+            _prepare_rules_kernel()
+        try:
+            result = _rules_kernel(self._config, s.arrays(), actions, active, mode, out)
+        except (AttributeError, TypeError):  # not a State, or arrays of other types
+            problem = _state_misfit(self.rules, s, writeable=mode != _LEGAL_SETS)
+            if problem is None:
+                if mode == _LEGAL_SETS and not _writeable(s):
+                    return self._call_kernel(s.copy(), actions, active, mode, out)
+                raise
+            raise ValueError(f"state does not fit {self!r}: {problem}") from None
+        if result[0] >= _BAD_SHAPE:
+            raise ValueError(f"state does not fit {self!r}: {_state_error(self.rules, s, result[0])}")
+        return result
 
 
 # ----------------------------------------------------------------------------------------------
@@ -441,11 +501,21 @@ def _rules_config(r: Rules) -> np.ndarray:
 # One compiled function holds the rules, as closures over the state's arrays: numba inlines
 # closures without re-binding the arrays, where helper functions taking the arrays would
 # reference-count all 32 of them (atomic operations) at every branch, ~0.5 us per game.
-@numba.njit(cache=True, error_model="numpy")
-def _rules_kernel(cfg, st, actions, active, stepping):
-    """``stepping`` False: returns (0, 0, legal sets of every lane), the state untouched.
-    ``stepping`` True: steps the ``active`` lanes with ``actions``, every lane checked before any
-    changes; returns (error, lane, State.legal), error 0 or the code of the first bad lane."""
+# _nrt=False: compiled without numba's reference counting altogether, which the kernel does not
+# need (it allocates nothing: the legal sets go to ``out``, given; the state's arrays are held
+# by the caller throughout the call); unpacking the 32 arrays cost ~0.3 us a call at B = 1.
+@numba.njit(cache=True, error_model="numpy", _nrt=False)
+def _rules_kernel(cfg, st, actions, active, mode, out):
+    """First checks that the state fits the game (:func:`_check_state`), then by ``mode``:
+    ``_LEGAL_SETS``: writes the legal sets of every lane to ``out``, the state untouched.
+    ``_STEP``: steps the ``active`` lanes with ``actions``, every lane checked before any
+    changes, and writes their legal sets to ``out`` (State.legal).
+    ``_CHECK_SHAPES``: only the shapes.
+    Returns (error, lane): 0 or the code of the first problem (a state that does not fit:
+    _check_state's, lane -1, nothing changed)."""
+    error = _check_state(cfg, st, _SHAPES if mode == _CHECK_SHAPES else _RULES)
+    if error != 0 or mode == _CHECK_SHAPES:
+        return error, -1
     (hands, played, known, cannot_hold, trick, trick_leader, trick_size, best_card, best_seat,
      current, decision, dealer, trump, turned_card, stock, stock_next, to_draw, tricks_played,
      last_winner, last_won, card_points, last_trick_bonus, cante_points, sung_by, sang_twenty,
@@ -671,24 +741,325 @@ def _rules_kernel(cfg, st, actions, active, stepping):
             # A declaration turn (R8) ends with one declaration or a pass; the winner leads.
             current[b] = last_winner[b]
             decision[b] = LEAD
-        legal[b] = legal_set(b)
 
     lanes = len(current)
-    if not stepping:
-        out = np.empty(lanes, U64)
+    stepping = mode == _STEP
+    if stepping:
+        if len(actions) != lanes or len(active) != lanes:
+            return _OUT_OF_RANGE, -1
         for b in range(lanes):
-            out[b] = legal_set(b)
-        return 0, 0, out
+            if active[b] and done[b]:
+                return _FINISHED, b
+        for b in range(lanes):
+            if active[b] and (actions[b] < 0 or actions[b] >= NUM_ACTIONS):
+                return _OUT_OF_RANGE, b
+        for b in range(lanes):
+            if active[b] and (legal[b] & _ACTION_BIT[actions[b]]) == _ZERO:
+                return _ILLEGAL, b
+    # One call of legal_set (each call site is a copy of its code to compile).
+    if len(out) != lanes:
+        return _OUT_OF_RANGE, -1
     for b in range(lanes):
-        if active[b] and done[b]:
-            return _FINISHED, b, legal
-    for b in range(lanes):
-        if active[b] and (actions[b] < 0 or actions[b] >= NUM_ACTIONS):
-            return _OUT_OF_RANGE, b, legal
-    for b in range(lanes):
-        if active[b] and (legal[b] & _ACTION_BIT[actions[b]]) == _ZERO:
-            return _ILLEGAL, b, legal
-    for b in range(lanes):
-        if active[b]:
+        if stepping:
+            if not active[b]:
+                continue
             step_lane(b, actions[b])
-    return 0, 0, legal
+        out[b] = legal_set(b)
+    return 0, 0
+
+
+# ----------------------------------------------------------------------------------------------
+# Does a state fit its game? The compiled rules index arrays with the state's values (a seat,
+# a card, a stock position ...) and size their loops by the game's rules, not by the arrays, so
+# a state of another variant or with a value out of range would read and write out of bounds.
+# Every entry point that hands a state to compiled code checks it first:
+# * array types (dtype, dimensions, C layout, writeable): numba's dispatcher, for free, since
+#   the kernels are compiled for the one signature of the states Game makes and compiling others
+#   is disabled (_compile_only); a call with other types fails to dispatch and
+#   _state_misfit explains it;
+# * shapes and values: _check_state, compiled, called first by each kernel (branch-free passes
+#   over the lanes that LLVM vectorises: ~0.1 us at B = 1, ~5 us at B = 4096, about as long as
+#   reading the state's arrays once); the error path finds which value in Python.
+# ----------------------------------------------------------------------------------------------
+_LEGAL_SETS, _STEP, _CHECK_SHAPES = 0, 1, 2  # _rules_kernel's modes
+_BAD_SHAPE, _BAD_VALUE = 4, 5  # more _rules_kernel error codes, from _check_state
+_SHAPES, _RULES, _ALL = 0, 1, 2  # _check_state's levels
+_NO_SETS = np.zeros(0, U64)
+_CARD_SET_OVERFLOW = ~U64((1 << NUM_CARDS) - 1)
+_ACTION_SET_OVERFLOW = ~U64((1 << NUM_ACTIONS) - 1)
+
+# The fields _check_state range-checks, in its order (lo..hi from _value_bounds, in the kernel's
+# config), then the card and action sets, then the checks across fields of one lane.
+_RANGE_FIELDS = (
+    "trick", "trick_leader", "trick_size", "best_card", "best_seat", "current", "decision", "dealer",
+    "trump", "turned_card", "stock", "stock_next", "to_draw", "tricks_played", "last_winner",
+    "last_won", "sung_by", "tute_declarer", "winner",
+)
+_SET_FIELDS = ("hands", "played", "known", "cannot_hold", "legal")
+_LANE_CHECKS = (
+    ("a game not over has a seat to act and a decision, and current and decision are -1 together",
+     ("done", "current", "decision")),
+    ("a follow decision needs a trick in progress", ("decision", "trick_size")),
+    ("a trick in progress has a winning card and seat", ("trick_size", "best_card", "best_seat")),
+    ("to_draw cannot exceed the cards left in the stock (and the turned card, with two players)",
+     ("to_draw", "stock_next", "turned_card")),
+)
+# Game._config (_kernel_config): _rules_config, then whether the turned card is drawn, then the
+# ranges of _RANGE_FIELDS.
+_TURNED_DRAWN = _DOUBLE_OVER_100 + 1
+_BOUNDS = _TURNED_DRAWN + 1
+
+
+def _value_bounds(r: Rules) -> dict[str, tuple[int, int]]:
+    """lo..hi of each of _RANGE_FIELDS under rules ``r``."""
+    n, last_card = r.num_players, NUM_CARDS - 1
+    bounds = {
+        "trick": (-1, last_card), "trick_leader": (0, n - 1), "trick_size": (0, n - 1),
+        "best_card": (-1, last_card), "best_seat": (-1, n - 1), "current": (-1, n - 1),
+        "decision": (-1, DECLARE), "dealer": (0, n - 1), "trump": (0, 3), "turned_card": (-1, last_card),
+        "stock": (-1, last_card), "stock_next": (0, r.stock_size),
+        "to_draw": (0, r.stock_size + int(r.turned_card_drawn)), "tricks_played": (0, r.num_tricks),
+        "last_winner": (-1, n - 1), "last_won": (-1, r.num_tricks - 1), "sung_by": (-1, n - 1),
+        "tute_declarer": (-1, n - 1), "winner": (-1, r.num_sides - 1),
+    }
+    assert tuple(bounds) == _RANGE_FIELDS
+    return bounds
+
+
+def _kernel_config(r: Rules) -> np.ndarray:
+    """Game._config: what the compiled code reads of the rules, as int64: _rules_config, whether
+    the turned card is drawn, then lo, hi of each of _RANGE_FIELDS as int8, 8 to a word (the
+    check compares int8 to int8, 64 lanes at a time, and views them without a copy)."""
+    bounds = np.array([x for lo_hi in _value_bounds(r).values() for x in lo_hi], dtype=np.int8)
+    bounds = np.concatenate([bounds, np.zeros(-len(bounds) % 8, np.int8)]).view(np.int64)
+    return np.concatenate([_rules_config(r), np.array([r.turned_card_drawn], dtype=np.int64), bounds])
+
+
+@numba.njit(cache=True, error_model="numpy", _nrt=False)
+def _check_state(cfg, st, level):
+    """Whether the state's arrays ``st`` (State.arrays()) fit the game of ``cfg`` (Game._config):
+    0 if so, _BAD_SHAPE if an array has the wrong shape, _BAD_VALUE if a value fails a check
+    (the ranges of _RANGE_FIELDS, _SET_FIELDS without bits past the cards or actions, the
+    _LANE_CHECKS). Which array, value and lane is found in Python, on the error path only
+    (_state_error), so that nothing more is compiled.
+
+    ``level``: _SHAPES only; _RULES, the values too, of the card sets only ``hands`` (whose bits
+    the rules make actions of); _ALL, ``played``, ``known`` and ``cannot_hold`` too (the rules
+    only write those, the observation reads them; each kernel checks the sets it reads: reading
+    them all is half the cost of the check at B = 4096). An int64, never a constant: numba would
+    compile a copy of this function for each constant.
+
+    The checks are branch-free passes over the arrays, which LLVM vectorises (~0.1 us at B = 1,
+    ~5 us at B = 4096), written out in full: as closures they compiled ten times slower (numba
+    inlines each closure call at a cost of its own). Compiled without reference counting
+    (``_nrt=False``, as the kernels): it allocates nothing and its views live within the call."""
+    (hands, played, known, cannot_hold, trick, trick_leader, trick_size, best_card, best_seat,
+     current, decision, dealer, trump, turned_card, stock, stock_next, to_draw, tricks_played,
+     last_winner, last_won, card_points, last_trick_bonus, cante_points, sung_by, sang_twenty,
+     declared, exchanged, tute_declarer, done, winner, games, legal) = st
+    n = cfg[_N]
+    sides = 2 if cfg[_PARTNERSHIPS] != 0 else n
+    stock_size = cfg[_STOCK_SIZE]
+    lanes = len(current)
+    fits = (  # & rather than and: no branches
+        (hands.shape == (lanes, n)) & (played.shape == (lanes, n)) & (known.shape == (lanes, n))
+        & (cannot_hold.shape == (lanes, n)) & (trick.shape == (lanes, n)) & (len(trick_leader) == lanes)
+        & (len(trick_size) == lanes) & (len(best_card) == lanes) & (len(best_seat) == lanes)
+        & (len(decision) == lanes) & (len(dealer) == lanes) & (len(trump) == lanes) & (len(turned_card) == lanes)
+        & (stock.shape == (lanes, stock_size)) & (len(stock_next) == lanes) & (len(to_draw) == lanes)
+        & (len(tricks_played) == lanes) & (len(last_winner) == lanes) & (last_won.shape == (lanes, sides))
+        & (card_points.shape == (lanes, sides)) & (last_trick_bonus.shape == (lanes, sides))
+        & (cante_points.shape == (lanes, sides)) & (sung_by.shape == (lanes, 4)) & (sang_twenty.shape == (lanes, n))
+        & (declared.shape == (lanes, n)) & (len(exchanged) == lanes) & (len(tute_declarer) == lanes)
+        & (len(done) == lanes) & (len(winner) == lanes) & (len(games) == lanes) & (len(legal) == lanes)
+    )
+    if not fits:
+        return _BAD_SHAPE
+    if lanes == 0 or level == _SHAPES:
+        return 0
+    bounds = cfg[_BOUNDS:].view(np.int8)  # the range of _RANGE_FIELDS[k]: lo[k]..hi[k]
+    lo, hi = bounds[0::2], bounds[1::2]
+    bad = False
+    for i in range(trick.size):  # x.flat[i] of a C array: a plain loop
+        bad |= (trick.flat[i] < lo[0]) | (trick.flat[i] > hi[0])
+    for i in range(stock.size):
+        bad |= (stock.flat[i] < lo[10]) | (stock.flat[i] > hi[10])
+    for i in range(last_won.size):
+        bad |= (last_won.flat[i] < lo[15]) | (last_won.flat[i] > hi[15])
+    for i in range(sung_by.size):
+        bad |= (sung_by.flat[i] < lo[16]) | (sung_by.flat[i] > hi[16])
+    seen = _ZERO
+    if level == _ALL:
+        for i in range(hands.size):
+            seen |= hands.flat[i] | played.flat[i] | known.flat[i] | cannot_hold.flat[i]
+    else:
+        for i in range(hands.size):
+            seen |= hands.flat[i]
+    bad |= (seen & _CARD_SET_OVERFLOW) != _ZERO
+    seen = _ZERO
+    for b in range(lanes):
+        seen |= legal[b]
+    bad |= (seen & _ACTION_SET_OVERFLOW) != _ZERO
+    # The 1-D fields and _LANE_CHECKS, one pass over the lanes.
+    last, turned_drawn = np.int8(stock_size), np.int8(cfg[_TURNED_DRAWN])
+    for b in range(lanes):
+        over = current[b] < 0
+        bad |= (
+            (trick_leader[b] < lo[1]) | (trick_leader[b] > hi[1]) | (trick_size[b] < lo[2]) | (trick_size[b] > hi[2])
+            | (best_card[b] < lo[3]) | (best_card[b] > hi[3]) | (best_seat[b] < lo[4]) | (best_seat[b] > hi[4])
+            | (current[b] < lo[5]) | (current[b] > hi[5]) | (decision[b] < lo[6]) | (decision[b] > hi[6])
+            | (dealer[b] < lo[7]) | (dealer[b] > hi[7]) | (trump[b] < lo[8]) | (trump[b] > hi[8])
+            | (turned_card[b] < lo[9]) | (turned_card[b] > hi[9]) | (stock_next[b] < lo[11])
+            | (stock_next[b] > hi[11]) | (to_draw[b] < lo[12]) | (to_draw[b] > hi[12])
+            | (tricks_played[b] < lo[13]) | (tricks_played[b] > hi[13]) | (last_winner[b] < lo[14])
+            | (last_winner[b] > hi[14]) | (tute_declarer[b] < lo[17]) | (tute_declarer[b] > hi[17])
+            | (winner[b] < lo[18]) | (winner[b] > hi[18])
+            | (over & ~done[b]) | (over ^ (decision[b] < 0))
+            | ((decision[b] == FOLLOW) & (trick_size[b] == 0))
+            | ((trick_size[b] > 0) & ((best_card[b] < 0) | (best_seat[b] < 0)))
+            # to_draw <= the cards left: stock_size - stock_next (+ the turned card, with two players)
+            | (to_draw[b] + stock_next[b] > last + (turned_drawn & (turned_card[b] >= 0)))
+        )
+    return _BAD_VALUE if bad else 0
+
+
+def _expected_shapes(r: Rules, lanes: int) -> dict[str, tuple[int, ...]]:
+    return {name: (lanes, *a.shape[1:]) for name, a in zip(_StateArrays._fields, Game(r).empty_state(0).arrays())}
+
+
+def _first_problem(r: Rules, s: State, level: int) -> tuple[int, int] | None:
+    """(lane, check) of the first value check of _check_state (numbered as _state_error reads
+    them) that ``s`` fails, at the first lane that fails it; None if none. The same checks as
+    the compiled pass, in numpy: run only once that pass has found a problem."""
+    lanes = len(s.current)
+    for k, (name, (lo, hi)) in enumerate(_value_bounds(r).items()):
+        a = getattr(s, name).reshape(lanes, -1)
+        bad = ((a < lo) | (a > hi)).any(axis=1)
+        if bad.any():
+            return int(np.argmax(bad)), k
+    for k, name in enumerate(_SET_FIELDS):
+        if name in ("played", "known", "cannot_hold") and level != _ALL:
+            continue
+        overflow = _ACTION_SET_OVERFLOW if name == "legal" else _CARD_SET_OVERFLOW
+        bad = (getattr(s, name).reshape(lanes, -1) & overflow).any(axis=1)
+        if bad.any():
+            return int(np.argmax(bad)), len(_RANGE_FIELDS) + k
+    over = s.current < 0
+    turned = (s.turned_card >= 0) & r.turned_card_drawn
+    lane_checks = (
+        (over & ~s.done) | (over ^ (s.decision < 0)),
+        (s.decision == FOLLOW) & (s.trick_size == 0),
+        (s.trick_size > 0) & ((s.best_card < 0) | (s.best_seat < 0)),
+        s.to_draw.astype(int) + s.stock_next > r.stock_size + turned,
+    )
+    for k, bad in enumerate(lane_checks):
+        if bad.any():
+            return int(np.argmax(bad)), len(_RANGE_FIELDS) + len(_SET_FIELDS) + k
+    return None
+
+
+def _state_error(r: Rules, s: State, error: int, level: int = _RULES) -> str:
+    """What _check_state's ``error`` means for state ``s`` (checked at ``level``), in words."""
+    if error == _BAD_SHAPE:
+        return _state_misfit(r, s, writeable=False) or "an array of the wrong shape (not found again)"
+    found = _first_problem(r, s, level)
+    if found is None:  # not expected: the compiled check and this one disagree
+        return "a value out of range (not found again)"
+    lane, what = found
+    if what < len(_RANGE_FIELDS):
+        name = _RANGE_FIELDS[what]
+        lo, hi = _value_bounds(r)[name]
+        row = getattr(s, name)[lane]
+        if np.ndim(row):
+            j = int(np.flatnonzero((row < lo) | (row > hi))[0])
+            return f"{name}[{lane}, {j}] is {row[j]}, expected {lo}..{hi}"
+        return f"{name}[{lane}] is {row}, expected {lo}..{hi}"
+    what -= len(_RANGE_FIELDS)
+    if what < len(_SET_FIELDS):
+        name = _SET_FIELDS[what]
+        width, kind = (NUM_ACTIONS, "actions") if name == "legal" else (NUM_CARDS, "cards")
+        row = np.atleast_1d(getattr(s, name)[lane])
+        j = int(np.flatnonzero(row >> U64(width))[0])
+        bits = [x for x in range(width, 64) if int(row[j]) >> x & 1]
+        where = f"{name}[{lane}, {j}]" if np.ndim(getattr(s, name)) == 2 else f"{name}[{lane}]"
+        return f"{where} has bit(s) {bits} set, expected a set of {kind} 0..{width - 1}"
+    description, fields = _LANE_CHECKS[what - len(_SET_FIELDS)]
+    values = ", ".join(f"{f}[{lane}] = {getattr(s, f)[lane]}" for f in fields)
+    return f"{description} ({values})"
+
+
+def _state_misfit(r: Rules, s, writeable: bool) -> str | None:
+    """Why ``s`` cannot be handed to the compiled code (not a State, an array of the wrong
+    type, shape or layout, read-only when ``writeable``), or None."""
+    if not isinstance(s, State):
+        return f"expected a State, got {type(s).__name__}"
+    current = s.current
+    if not isinstance(current, np.ndarray) or current.ndim != 1:
+        return f"current must be a 1-D array (one entry per game), got {type(current).__name__} {np.shape(current)}"
+    blank = Game(r).empty_state(0)
+    shapes = _expected_shapes(r, len(current))
+    for name in _StateArrays._fields:
+        a, want = getattr(s, name), getattr(blank, name)
+        if not isinstance(a, np.ndarray):
+            return f"{name} is a {type(a).__name__}, expected a numpy array"
+        if a.dtype != want.dtype:
+            return f"{name} has dtype {a.dtype}, expected {want.dtype}"
+        if a.shape != shapes[name]:
+            return f"{name} has shape {a.shape}, expected {shapes[name]}"
+        if not a.flags.c_contiguous:
+            return f"{name} is not C-contiguous (a strided view?); state.copy() has contiguous arrays"
+        if not a.flags.aligned:
+            return f"{name} is not aligned"
+        if writeable and not a.flags.writeable:
+            return f"{name} is read-only"
+    return None
+
+
+def _writeable(s: State) -> bool:
+    return all(a.flags.writeable for a in s.arrays())
+
+
+def _rules_spec(r: Rules) -> str:
+    """Arguments that make rules ``r``: the nearest preset and the options that differ from it,
+    e.g. ``'two_player', tute='off'``."""
+    from .rules import PRESETS
+
+    def differences(name):
+        base = PRESETS[name]
+        fields = (f.name for f in dataclasses.fields(r))
+        return {name: getattr(r, name) for name in fields if getattr(r, name) != getattr(base, name)}
+
+    name = min(PRESETS, key=lambda p: len(differences(p)))
+    return ", ".join([repr(name)] + [f"{k}={v!r}" for k, v in differences(name).items()])
+
+
+def _compile_only(dispatcher, *args) -> None:
+    """Compile ``dispatcher`` (or load it from numba's cache) for the types of ``args``, and
+    disable compiling for any other types: a call with other types then raises ``TypeError``
+    instead of compiling a version for them. One compilation, whatever the first call passes."""
+    sig = tuple(numba.typeof(a) for a in args)
+    with _compile_lock:  # two threads' first calls: compiling stays disabled once either is done
+        if sig not in dispatcher.overloads:
+            dispatcher.disable_compile(False)
+            dispatcher.compile(sig)
+        dispatcher.disable_compile()
+
+
+def _new_lock():
+    import threading  # here, not at the top: the imports there are shared with other branches' work
+
+    return threading.Lock()
+
+
+_compile_lock = _new_lock()
+
+
+_kernel_ready = False
+
+
+def _prepare_rules_kernel() -> None:
+    global _kernel_ready
+    game = Game("partnership")
+    blank = game.empty_state(0)
+    _compile_only(_rules_kernel, game._config, blank.arrays(), _NO_ACTIONS, _NO_LANES, _STEP, blank.legal)
+    _kernel_ready = True

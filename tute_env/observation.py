@@ -21,6 +21,7 @@ from functools import cached_property
 import numba
 import numpy as np
 
+from . import core
 from .cards import ALL_CARDS, BIT, CARD_POINTS, NUM_CARDS, NUM_FACES, STRONGER, beating_set
 from .core import State
 from .rules import Rules
@@ -151,35 +152,87 @@ def encode_perfect_information(rules: Rules, state: State, players) -> np.ndarra
 
 
 def _encode(rules: Rules, s: State, players, perfect: bool) -> np.ndarray:
-    b = s.batch_size
+    """The encoders: the state is checked to fit ``rules`` first (``ValueError`` if not), in the
+    compiled kernel as :meth:`tute_env.core.Game.step` does; it may be read-only."""
+    try:
+        b = len(s.current)
+    except (AttributeError, TypeError):
+        raise ValueError(f"state does not fit {_rules_name(rules)}: {core._state_misfit(rules, s, False)}") from None
     players = np.asarray(players, dtype=np.int64)
     players = np.full(b, players) if players.ndim == 0 else np.ascontiguousarray(players)
     if players.shape != (b,):
         raise ValueError(f"players must be one seat or one seat per game ({b}), got shape {players.shape}")
-    size, offsets, flags = _encoding(rules, perfect)
+    size, spec = _encoding(rules, perfect)
     out = np.zeros((b, size), np.int8)
-    bad = _encode_kernel(s.arrays(), players, offsets, flags, out)
+    if not _kernel_ready:
+        _prepare_encode_kernel()
+    try:
+        bad = _encode_kernel(spec, s.arrays(), players, out)
+    except TypeError:  # arrays of other types than a Game's states (see core._call_kernel)
+        problem = core._state_misfit(rules, s, writeable=False)
+        if problem is None:
+            if not core._writeable(s):  # read-only arrays: encode a copy
+                return _encode(rules, s.copy(), players, perfect)
+            raise
+        raise ValueError(f"state does not fit {_rules_name(rules)}: {problem}") from None
     if bad >= 0:
-        raise ValueError(f"observer seats must be in 0..{rules.num_players - 1}, got {players[bad]} in game {bad}")
+        error, lane = bad & 0xFFFF, (bad >> 16) - 1
+        if error == _BAD_OBSERVER:
+            raise ValueError(
+                f"observer seats must be in 0..{rules.num_players - 1}, got {players[lane]} in game {lane}"
+            )
+        problem = core._state_error(rules, s, error, core._ALL)
+        raise ValueError(f"state does not fit {_rules_name(rules)}: {problem}")
     return out
 
 
+def _rules_name(rules: Rules) -> str:
+    return f"make_rules({core._rules_spec(rules)})"
+
+
+_BAD_OBSERVER = 1  # _encode_kernel's error code for an observer that is not a seat
+_check_state = core._check_state  # called first by _encode_kernel
+_kernel_ready = False
+
+
+def _prepare_encode_kernel() -> None:
+    """Compile _encode_kernel for the one signature _encode calls it with (see core._compile_only)."""
+    global _kernel_ready
+    rules = Rules()
+    size, spec = _encoding(rules, False)
+    blank = core.Game(rules).empty_state(0)
+    core._compile_only(_encode_kernel, spec, blank.arrays(), np.zeros(0, np.int64), np.zeros((0, size), np.int8))
+    _kernel_ready = True
+
+
 @functools.lru_cache(maxsize=64)
-def _encoding(rules: Rules, perfect: bool) -> tuple[int, tuple[int, ...], tuple[bool, bool, bool]]:
-    """What _encode_kernel needs: the vector size, the start of each piece in the order it
-    unpacks them (hands and stock -1 without perfect information), and three rule flags."""
+def _encoding(rules: Rules, perfect: bool) -> tuple[int, np.ndarray]:
+    """What _encode_kernel needs: the vector size, and one int64 array (cheaper to pass to
+    compiled code than tuples) of the start of each piece in the order it unpacks them (hands
+    and stock -1 without perfect information), three rule flags, and the rules as the core's
+    kernels take them (Game._config, to check the state)."""
     layout = perfect_information_layout(rules) if perfect else observation_layout(rules)
     starts = {name: sl.start for name, sl in layout.slices.items()}
-    offsets = tuple(starts.get(name, -1) for name in (*PIECE_DOC, "hands", "stock"))
-    flags = (rules.partnerships, rules.has_stock and not rules.turned_card_drawn, rules.stock_duty == "strict")
-    return layout.size, offsets, flags
+    offsets = [starts.get(name, -1) for name in (*PIECE_DOC, "hands", "stock")]
+    assert len(offsets) == _NUM_OFFSETS
+    flags = [rules.partnerships, rules.has_stock and not rules.turned_card_drawn, rules.stock_duty == "strict"]
+    return layout.size, np.concatenate([np.array(offsets + flags, np.int64), core._kernel_config(rules)])
 
 
-@numba.njit(cache=True, error_model="numpy")
-def _encode_kernel(st, players, offsets, flags, out):
+_NUM_OFFSETS = len(PIECE_DOC) + 2  # _encoding's spec: offsets, then 3 flags, then Game._config
+
+
+@numba.njit(cache=True, error_model="numpy", _nrt=False)
+def _encode_kernel(spec, st, players, out):
     """Writes each lane's observation for ``players[b]`` into the zeroed ``out`` (int8 (B, size));
-    ``offsets`` and ``flags`` from :func:`_encoding`. Returns
-    the first lane whose observer is not a seat, else -1."""
+    ``spec`` from :func:`_encoding`. Returns -1; or _BAD_OBSERVER | (lane + 1) << 16 for the first
+    lane whose observer is not a seat; or the error code of :func:`tute_env.core._check_state`
+    for a state that does not fit the rules."""
+    error = _check_state(spec[_NUM_OFFSETS + 3 :], st, np.int64(core._ALL))
+    if error != 0:
+        return error
+    if len(players) != len(out) or len(players) != len(st.current):
+        return _BAD_OBSERVER
     (hands, played, known, cannot_hold, trick, trick_leader, trick_size, best_card, best_seat,
      current, decision, dealer, trump, turned_card, stock, stock_next, to_draw, tricks_played,
      last_winner, last_won, card_points, last_trick_bonus, cante_points, sung_by, sang_twenty,
@@ -187,8 +240,10 @@ def _encode_kernel(st, players, offsets, flags, out):
     (o_hand, o_trump_suit, o_shown, o_trick, o_played, o_known, o_cannot_hold, o_beats_trick,
      o_suit_masters, o_cantes, o_card_points, o_cante_points, o_last_won, o_tricks_played,
      o_stock_size, o_strict, o_exchanged, o_trick_points, o_cards_out, o_decision, o_trick_leader,
-     o_trick_winner, o_dealer, o_hands, o_stock) = offsets
-    partnerships, turned_card_dead, strict_always = flags
+     o_trick_winner, o_dealer, o_hands, o_stock) = spec[:_NUM_OFFSETS]
+    partnerships, turned_card_dead, strict_always = (
+        spec[_NUM_OFFSETS] != 0, spec[_NUM_OFFSETS + 1] != 0, spec[_NUM_OFFSETS + 2] != 0
+    )
     n = hands.shape[1]
     sides = card_points.shape[1]
 
@@ -203,7 +258,7 @@ def _encode_kernel(st, players, offsets, flags, out):
 
     for b in range(len(players)):
         if players[b] < 0 or players[b] >= n:
-            return b
+            return _BAD_OBSERVER | (b + 1) << 16
     for b in range(len(players)):
         p = players[b]
         hand = hands[b, p]
