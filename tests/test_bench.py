@@ -117,3 +117,14 @@ def test_startup_quick_measures_cold_and_warm_and_keeps_the_notes(tmp_path):
     for phase in ("import numba", "first step", "first observation"):
         assert f"| {phase} |" in md
     assert "| `core._rules_kernel` | 1 |" in md  # compiled once: one signature
+
+
+def test_compare_times_two_checkouts_and_refuses_a_non_checkout(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "bench.compare", str(ROOT), str(ROOT), "--rounds", "1",
+                           "--workloads", "core"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    row = proc.stdout.splitlines()[-1].split(" | ")
+    assert row[0] == "core" and float(row[1]) > 0 and 0.3 < float(row[3].split()[0]) < 3  # the same code
+    bad = subprocess.run([sys.executable, "-m", "bench.compare", str(tmp_path), str(ROOT)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "not a checkout" in bad.stderr
