@@ -85,112 +85,122 @@ async def _json_object(request: Request, fields: dict[str, bool]) -> dict:
     return data
 
 
+def _game_of(request: Request):
+    game_id = request.path_params["game_id"]
+    if not _ID.match(game_id):
+        raise BadRequest("unknown game id (games are kept in memory: start a new game)", 404)
+    return request.app.state.games.get(game_id)
+
+
+def _locked(game, change=None, *args):
+    """``game.change(*args)`` (if given), then the view, under the game's lock: run off the event
+    loop, it waits for a move being played (bots thinking)."""
+    with game.lock:
+        if change is not None:
+            getattr(game, change)(*args)
+        return game.view()
+
+
+async def _index(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html", headers=_SECURITY_HEADERS)
+
+
+async def _options(request: Request) -> Response:
+    shipped = shipped_presets()
+    return _ok({
+        "presets": [{"name": name, "num_players": r.num_players, "hand_size": r.hand_size}
+                    for name, r in PRESETS.items()],
+        "levels": [{"name": name, "bot": bot, "presets": shipped if name == "trained" else None}
+                   for name, bot in LEVELS.items()],
+        "defaults": request.app.state.defaults,
+        "preloaded": request.app.state.preloaded is not None,
+    })
+
+
+async def _new(request: Request) -> Response:
+    data = await _json_object(request, {"preset": True, "level": True, "seat": False, "match": False, "seed": False})
+    game = await run_in_threadpool(request.app.state.games.new, preset=data["preset"], level=data["level"],
+                                   seat=data.get("seat", 0), match=data.get("match", False), seed=data.get("seed"))
+    return _ok(await run_in_threadpool(_locked, game))
+
+
+async def _show(request: Request) -> Response:
+    return _ok(await run_in_threadpool(_locked, _game_of(request)))
+
+
+async def _act(request: Request) -> Response:
+    game = _game_of(request)
+    data = await _json_object(request, {"action": True})
+    return _ok(await run_in_threadpool(_locked, game, "act", data["action"]))
+
+
+async def _next_hand(request: Request) -> Response:
+    game = _game_of(request)
+    await _json_object(request, {})
+    return _ok(await run_in_threadpool(_locked, game, "next_hand"))
+
+
+async def _record(request: Request) -> Response:
+    game = _game_of(request)
+    with game.lock:
+        text = game.record_text()
+    name = f"tute-{game.preset}-{game.id[:6]}.jsonl"
+    return Response(text, media_type="application/x-ndjson",
+                    headers={**_SECURITY_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'})
+
+
+async def _replay(request: Request) -> Response:
+    body = await _body(request)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadRequest("a record file must be UTF-8 text (JSON Lines)") from None
+    return _ok(await run_in_threadpool(replay_of_text, text))
+
+
+async def _preloaded(request: Request) -> Response:
+    if request.app.state.preloaded is None:
+        raise BadRequest("no record file was given on the command line (tute-play --web --replay FILE)", 404)
+    return _ok(request.app.state.preloaded)
+
+
+async def _bad_request(request: Request, exc: BadRequest) -> Response:
+    return _error(str(exc), exc.status)
+
+
+async def _http_error(request: Request, exc: HTTPException) -> Response:
+    return _error(exc.detail if isinstance(exc.detail, str) else "bad request", exc.status_code)
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    return _error(f"internal error: {type(exc).__name__}: {exc}", 500)
+
+
+ROUTES = [
+    Route("/", _index),
+    Route("/api/options", _options),
+    Route("/api/new", _new, methods=["POST"]),
+    Route("/api/games/{game_id}", _show),
+    Route("/api/games/{game_id}/act", _act, methods=["POST"]),
+    Route("/api/games/{game_id}/next", _next_hand, methods=["POST"]),
+    Route("/api/games/{game_id}/record", _record),
+    Route("/api/replay", _replay, methods=["POST"]),
+    Route("/api/preloaded", _preloaded),
+    Mount("/static", StaticFiles(directory=STATIC), name="static"),
+]
+
+
 def create_app(defaults: dict | None = None, preloaded: str | None = None, allowed_hosts=None) -> Starlette:
     """The app. ``defaults``: the new-game form's initial choices; ``preloaded``: the text of a
     record file to offer as a replay (read by the caller from a path the user named);
     ``allowed_hosts``: Host headers served (default: the loopback names, against DNS rebinding)."""
-    games = Games()
-    defaults = {"preset": "two_player", "level": "medium", "seat": 0, **(defaults or {})}
-    preloaded_replay = replay_of_text(preloaded) if preloaded is not None else None
-
-    def game_of(request: Request):
-        game_id = request.path_params["game_id"]
-        if not _ID.match(game_id):
-            raise BadRequest("unknown game id (games are kept in memory: start a new game)", 404)
-        return games.get(game_id)
-
-    async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers=_SECURITY_HEADERS)
-
-    async def options(request: Request) -> Response:
-        shipped = shipped_presets()
-        return _ok({
-            "presets": [{"name": name, "num_players": r.num_players, "hand_size": r.hand_size}
-                        for name, r in PRESETS.items()],
-            "levels": [{"name": name, "bot": bot, "presets": shipped if name == "trained" else None}
-                       for name, bot in LEVELS.items()],
-            "defaults": defaults,
-            "preloaded": preloaded_replay is not None,
-        })
-
-    async def new(request: Request) -> Response:
-        data = await _json_object(request, {"preset": True, "level": True, "seat": False, "match": False,
-                                            "seed": False})
-        game = await run_in_threadpool(games.new, preset=data["preset"], level=data["level"],
-                                       seat=data.get("seat", 0), match=data.get("match", False), seed=data.get("seed"))
-        return _ok(await run_in_threadpool(view_sync, game))
-
-    def view_sync(game):
-        with game.lock:  # waits for a move being played (bots thinking) off the event loop
-            return game.view()
-
-    async def show(request: Request) -> Response:
-        return _ok(await run_in_threadpool(view_sync, game_of(request)))
-
-    def act_sync(game, action):
-        with game.lock:
-            game.act(action)
-            return game.view()
-
-    async def act(request: Request) -> Response:
-        game = game_of(request)
-        data = await _json_object(request, {"action": True})
-        return _ok(await run_in_threadpool(act_sync, game, data["action"]))
-
-    def next_sync(game):
-        with game.lock:
-            game.next_hand()
-            return game.view()
-
-    async def next_hand(request: Request) -> Response:
-        game = game_of(request)
-        await _json_object(request, {})
-        return _ok(await run_in_threadpool(next_sync, game))
-
-    async def record(request: Request) -> Response:
-        game = game_of(request)
-        with game.lock:
-            text = game.record_text()
-        name = f"tute-{game.preset}-{game.id[:6]}.jsonl"
-        return Response(text, media_type="application/x-ndjson",
-                        headers={**_SECURITY_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'})
-
-    async def replay(request: Request) -> Response:
-        body = await _body(request)
-        try:
-            text = body.decode("utf-8")
-        except UnicodeDecodeError:
-            raise BadRequest("a record file must be UTF-8 text (JSON Lines)") from None
-        return _ok(await run_in_threadpool(replay_of_text, text))
-
-    async def preloaded_view(request: Request) -> Response:
-        if preloaded_replay is None:
-            raise BadRequest("no record file was given on the command line (tute-play --web --replay FILE)", 404)
-        return _ok(preloaded_replay)
-
-    async def bad_request(request: Request, exc: BadRequest) -> Response:
-        return _error(str(exc), exc.status)
-
-    async def http_error(request: Request, exc: HTTPException) -> Response:
-        return _error(exc.detail if isinstance(exc.detail, str) else "bad request", exc.status_code)
-
-    async def server_error(request: Request, exc: Exception) -> Response:
-        return _error(f"internal error: {type(exc).__name__}: {exc}", 500)
-
-    hosts = allowed_hosts or ["127.0.0.1", "localhost", "[::1]"]
-    return Starlette(
-        routes=[
-            Route("/", index),
-            Route("/api/options", options),
-            Route("/api/new", new, methods=["POST"]),
-            Route("/api/games/{game_id}", show),
-            Route("/api/games/{game_id}/act", act, methods=["POST"]),
-            Route("/api/games/{game_id}/next", next_hand, methods=["POST"]),
-            Route("/api/games/{game_id}/record", record),
-            Route("/api/replay", replay, methods=["POST"]),
-            Route("/api/preloaded", preloaded_view),
-            Mount("/static", StaticFiles(directory=STATIC), name="static"),
-        ],
-        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
-        exception_handlers={BadRequest: bad_request, HTTPException: http_error, Exception: server_error},
+    app = Starlette(
+        routes=ROUTES,
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or ["127.0.0.1", "localhost",
+                                                                                       "[::1]"])],
+        exception_handlers={BadRequest: _bad_request, HTTPException: _http_error, Exception: _server_error},
     )
+    app.state.games = Games()
+    app.state.defaults = {"preset": "two_player", "level": "medium", "seat": 0, **(defaults or {})}
+    app.state.preloaded = replay_of_text(preloaded) if preloaded is not None else None
+    return app
