@@ -417,7 +417,10 @@ class TuteVectorEnv(VectorEnv):
         return self._scaled(g.encode()), rewards, terminated, np.zeros(b, bool), infos
 
     def close_extras(self, **kwargs):
-        self._games.state = None
+        # gymnasium 1.2.2 (which ray[rllib] 2.60 pins), unlike 1.4, also closes from __del__ an env whose
+        # __init__ raised before the games existed.
+        if hasattr(self, "_games"):
+            self._games.state = None
 
 
 def _put_info(infos: dict, key: str, lanes: np.ndarray, values: np.ndarray, num_envs: int) -> None:
