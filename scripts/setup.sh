@@ -2,6 +2,8 @@
 # Creates .venv (if missing) and installs tute_env with its test and training dependencies.
 # The CPU build of torch 2.13.0 is pinned first so that pip never pulls a multi-GB CUDA build;
 # a GPU user sets TUTE_TORCH to the torch requirement they want (e.g. TUTE_TORCH="torch").
+# The rllib extra is installed so its example's test runs; ray[rllib] 2.60 pins gymnasium==1.2.2,
+# which the project (gymnasium>=1.0) supports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -9,4 +11,4 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install -q "${TUTE_TORCH:-torch==2.13.0}"
-.venv/bin/python -m pip install -q -e ".[dev,bench]"
+.venv/bin/python -m pip install -q -e ".[dev,bench,rllib]"
