@@ -4,6 +4,7 @@
     python evaluate.py greedy heuristic --set must_beat_partner=false --json out.json --csv out.csv
     python evaluate.py --round-robin random greedy heuristic --deals 2000 --plot table.png
     python evaluate.py --teams heuristic greedy greedy greedy      # heuristic+greedy vs greedy+greedy
+    python evaluate.py heuristic pimc --preset two_player --deals 200 --ray local --num-workers 2
 
 Agents are named by strings (``random``, ``greedy``, ``heuristic``, ``pimc``, ``pimc:128``, a
 checkpoint path; see :func:`agents.make_agent`) or passed as :class:`agents.Agent` objects.
@@ -26,6 +27,13 @@ Method
   with its CI), games credited per hand to each (R9), hands played, and speed.
 * **One batch.** All games of a deal set (deals x seatings) run as one batch on the core, seated at one ``tute_env.table.Table``;
   each agent's ``act_batch`` is called on the lanes where one of its seats is to act.
+* **Random streams.** Lane ``d * S + s`` plays with the stream ``mix(deal seed, s)``
+  (:mod:`tute_env.streams`): every random choice an agent makes there comes from (its seed, the
+  deal, the seating, the decision's index in the game), so results do not depend on the batch size.
+* **Distributed** (``--ray local|auto|ADDRESS --num-workers N``, :func:`play_distributed`): the deal
+  set is split into N contiguous ranges, each a Ray task making its agents from their specs and
+  seeds; the per-deal numbers are concatenated in deal order, so the result equals the local one
+  (the timing aside). Needs ``pip install 'tute_env[ray]'``; docs/scaling.md.
 * **Round robin.** Every pair of a set of agents on the same deals, a win-rate table, and
   OpenSkill (Plackett-Luce) ratings updated once per duplicate deal (a win, a draw when the
   seatings split evenly, or a loss), the pairings' deals interleaved.
