@@ -4,6 +4,7 @@
     python evaluate.py greedy heuristic --set must_beat_partner=false --json out.json --csv out.csv
     python evaluate.py --round-robin random greedy heuristic --deals 2000 --plot table.png
     python evaluate.py --teams heuristic greedy greedy greedy      # heuristic+greedy vs greedy+greedy
+    python evaluate.py heuristic pimc --preset two_player --deals 200 --ray local --num-workers 2
 
 Agents are named by strings (``random``, ``greedy``, ``heuristic``, ``pimc``, ``pimc:128``, a
 checkpoint path; see :func:`agents.make_agent`) or passed as :class:`agents.Agent` objects.
@@ -26,6 +27,13 @@ Method
   with its CI), games credited per hand to each (R9), hands played, and speed.
 * **One batch.** All games of a deal set (deals x seatings) run as one batch on the core, seated at one ``tute_env.table.Table``;
   each agent's ``act_batch`` is called on the lanes where one of its seats is to act.
+* **Random streams.** Lane ``d * S + s`` plays with the stream ``mix(deal seed, s)``
+  (:mod:`tute_env.streams`): every random choice an agent makes there comes from (its seed, the
+  deal, the seating, the decision's index in the game), so results do not depend on the batch size.
+* **Distributed** (``--ray local|auto|ADDRESS --num-workers N``, :func:`play_distributed`): the deal
+  set is split into N contiguous ranges, each a Ray task making its agents from their specs and
+  seeds; the per-deal numbers are concatenated in deal order, so the result equals the local one
+  (the timing aside). Needs ``pip install 'tute_env[ray]'``; docs/scaling.md.
 * **Round robin.** Every pair of a set of agents on the same deals, a win-rate table, and
   OpenSkill (Plackett-Luce) ratings updated once per duplicate deal (a win, a draw when the
   seatings split evenly, or a loss), the pairings' deals interleaved.
@@ -54,6 +62,7 @@ from tute_env.core import Game, State
 from tute_env.deal import Deals, seeded_deals
 from tute_env.records import Record, Recorder, RecordWriter
 from tute_env.rules import PRESETS, Rules, make_rules, parse_overrides
+from tute_env.streams import mix
 from tute_env.table import ActionHook, Table
 
 #: Training draws its deals from seeds below this; evaluation defaults to seeds from here on.
@@ -177,16 +186,25 @@ def play_deals(
     seat_agents: np.ndarray,
     progress=None,
     hooks: Sequence[ActionHook] = (),
+    deal_ids=None,
 ) -> State:
     """Play every deal once per row of ``seat_agents`` ((S, n) index into ``agents`` per seat),
     all as one batch at one :class:`~tute_env.table.Table`; returns the finished states, lane
-    ``d * S + s`` for deal d and seating s. ``hooks`` see every action."""
+    ``d * S + s`` for deal d and seating s. ``hooks`` see every action. ``deal_ids``: (D,) ints
+    naming the deals (their seeds): lane ``d * S + s`` then plays with the random stream
+    ``mix(deal_ids[d], s)`` (:mod:`tute_env.streams`), so agents that take keys make the same
+    random choices on a deal whatever the batch; None: no streams."""
     game = Game(rules)
     seat_agents = np.asarray(seat_agents)
+    s_count = len(seat_agents)
     # The deals come from `deal_set` (valid by construction): skip the per-deal validation.
-    state = game.new_state(deals, validate=False).take(np.repeat(np.arange(len(deals)), len(seat_agents)))
+    state = game.new_state(deals, validate=False).take(np.repeat(np.arange(len(deals)), s_count))
     bar = _ProgressHook(progress) if progress is not None else None
-    Table(game, agents, np.tile(seat_agents, (len(deals), 1)), [*hooks, *([bar] if bar else [])]).advance(state)
+    lane_streams = None
+    if deal_ids is not None:
+        lane_streams = mix(np.repeat(np.asarray(deal_ids, dtype=np.int64), s_count), np.tile(np.arange(s_count), len(deals)))
+    Table(game, agents, np.tile(seat_agents, (len(deals), 1)), [*hooks, *([bar] if bar else [])],
+          streams=lane_streams).advance(state)
     if bar is not None:
         bar.finish(state)
     return state
@@ -211,7 +229,8 @@ class _ProgressHook:
 
 
 def _score(rules: Rules, finished: State, seat_team: np.ndarray, num_deals: int):
-    """Per-deal A scores, point differences and games per hand from finished lanes."""
+    """Per-deal A scores, point differences, and games per hand credited to A and to B (each
+    (num_deals,), the mean over the deal's seatings) from finished lanes."""
     s_count = len(seat_team)
     side_team = _seat_team_per_side(rules, seat_team)  # (S, sides)
     lane_team = np.tile(side_team, (num_deals, 1))  # (L, sides)
@@ -223,7 +242,9 @@ def _score(rules: Rules, finished: State, seat_team: np.ndarray, num_deals: int)
     games = finished.games.astype(np.float64)
     scores = a_win.reshape(num_deals, s_count).mean(axis=1)
     diffs = diff.reshape(num_deals, s_count).mean(axis=1)
-    return scores, diffs, float((games * a_win).mean()), float((games * (1 - a_win)).mean())
+    games_a = (games * a_win).reshape(num_deals, s_count).mean(axis=1)
+    games_b = (games * (1 - a_win)).reshape(num_deals, s_count).mean(axis=1)
+    return scores, diffs, games_a, games_b
 
 
 def _evaluate(
@@ -239,12 +260,20 @@ def _evaluate(
     desc: str | None = None,
     labels: Sequence[str] | None = None,
     record: RecordSink = None,
+    sources: Sequence[tuple[Agent | str, int]] = (),
+    device: str = "cpu",
+    workers: int | None = None,
 ) -> PairingResult:
-    if seed_start < TRAINING_SEED_LIMIT:
-        warnings.warn(
-            f"seed_start {seed_start} is below TRAINING_SEED_LIMIT ({TRAINING_SEED_LIMIT}): these deals "
-            "are not held out from training", stacklevel=3,
-        )
+    """``agents`` made (or given) locally; with ``workers``, ``sources`` ((spec or agent object,
+    seed) of each agent) are what the Ray tasks make their agents from."""
+    _warn_not_held_out(seed_start, stacklevel=4)
+    if workers is not None:
+        if record is not None:
+            raise ValueError("game records are written locally only: no record with Ray workers")
+        start = time.perf_counter()
+        per_deal = play_distributed(rules, sources, seat_agents, seat_team, num_deals, seed_start, batch_deals,
+                                    workers, device)
+        return _result(rules, names, seat_agents, seed_start, per_deal, time.perf_counter() - start)
     bar = None
     if progress:
         from tqdm import tqdm
@@ -253,37 +282,145 @@ def _evaluate(
         bar = tqdm(total=num_deals * len(seat_agents), unit="hand", desc=desc or f"{names[0]} vs {names[1]}", disable=None,
                    leave=False, file=sys.stderr)
     start = time.perf_counter()
-    scores, diffs, games_a, games_b = [], [], 0.0, 0.0
     sink, close = _record_sink(record)
     try:
-        for first in range(0, num_deals, batch_deals):
-            count = min(batch_deals, num_deals - first)
-            deals = deal_set(rules, count, seed_start + first)
-            recorder = None if sink is None else _pairing_recorder(rules, sink, labels or names, seat_agents,
-                                                                   seat_team, names, seed_start + first)
-            finished = play_deals(rules, deals, agents, seat_agents, bar, hooks=() if recorder is None else [recorder])
-            if recorder is not None:
-                recorder.end(finished)
-            sc, df, ga, gb = _score(rules, finished, seat_team, count)
-            scores.append(sc)
-            diffs.append(df)
-            games_a += ga * count
-            games_b += gb * count
+        per_deal = play_range(rules, agents, seat_agents, seat_team, num_deals, seed_start, batch_deals, bar=bar,
+                              record=sink, labels=labels or names, names=names)
     finally:
         if bar is not None:
             bar.close()
         if close:
             sink.close()
-    seconds = time.perf_counter() - start
-    scores, diffs = np.concatenate(scores), np.concatenate(diffs)
+    return _result(rules, names, seat_agents, seed_start, per_deal, time.perf_counter() - start)
+
+
+def _warn_not_held_out(seed_start: int, stacklevel: int) -> None:
+    if seed_start < TRAINING_SEED_LIMIT:
+        warnings.warn(
+            f"seed_start {seed_start} is below TRAINING_SEED_LIMIT ({TRAINING_SEED_LIMIT}): these deals "
+            "are not held out from training", stacklevel=stacklevel,
+        )
+
+
+def play_range(
+    rules: Rules,
+    agents: Sequence[Agent],
+    seat_agents: np.ndarray,
+    seat_team: np.ndarray,
+    num_deals: int,
+    seed_start: int,
+    batch_deals: int,
+    bar=None,
+    record=None,
+    labels: Sequence[str] = ("A", "B"),
+    names: Sequence[str] = ("A", "B"),
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Deals ``seed_start ..`` (``num_deals`` of them) played in batches of ``batch_deals``:
+    per-deal (scores, point diffs, games of A, games of B), each (num_deals,). A deal's numbers
+    depend on the deal, the agents and their seeds only (keyed draws), not on the batching: the
+    ranges of a split deal set, concatenated, give the numbers of the whole."""
+    out: list[list[np.ndarray]] = [[], [], [], []]
+    for first in range(0, num_deals, batch_deals):
+        count = min(batch_deals, num_deals - first)
+        deals = deal_set(rules, count, seed_start + first)
+        recorder = None if record is None else _pairing_recorder(rules, record, labels, seat_agents, seat_team,
+                                                                 names, seed_start + first)
+        finished = play_deals(rules, deals, agents, seat_agents, bar, hooks=() if recorder is None else [recorder],
+                              deal_ids=np.arange(seed_start + first, seed_start + first + count))
+        if recorder is not None:
+            recorder.end(finished)
+        for acc, x in zip(out, _score(rules, finished, seat_team, count)):
+            acc.append(x)
+    return tuple(np.concatenate(acc) for acc in out)
+
+
+def _shard(rules, sources, seat_agents, seat_team, num_deals, seed_start, batch_deals, device):
+    """One Ray task: its agents made from ``sources``, its deals played (:func:`play_range`)."""
+    agents = [_as_agent(x, rules, seed, device) for x, seed in sources]
+    return play_range(rules, agents, seat_agents, seat_team, num_deals, seed_start, batch_deals)
+
+
+def shard_bounds(num_deals: int, shards: int) -> list[tuple[int, int]]:
+    """(first, count) of ``shards`` contiguous ranges of ``num_deals`` deals (sizes differing by
+    at most one; none empty)."""
+    shards = max(1, min(shards, num_deals))
+    edges = [k * num_deals // shards for k in range(shards + 1)]
+    return [(edges[k], edges[k + 1] - edges[k]) for k in range(shards)]
+
+
+def play_distributed(rules: Rules, sources, seat_agents, seat_team, num_deals: int, seed_start: int,
+                     batch_deals: int, workers: int, device: str = "cpu"):
+    """:func:`play_range` split into ``workers`` contiguous ranges of the deal set, each a Ray
+    task (one CPU) on the Ray instance this process is connected to (``ray.init`` first, e.g.
+    :func:`connect_ray`), merged in deal order: equal to the local numbers, since every agent's
+    draws on a deal come from its seed and the deal (:mod:`tute_env.streams`). ``sources``: (spec
+    or picklable agent object, seed) per agent; the tasks make their agents from them."""
+    import ray
+
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    for agent, _ in sources:
+        if not isinstance(agent, str):
+            try:
+                ray.cloudpickle.dumps(agent)
+            except Exception as err:
+                raise ValueError(f"agent {agent_label(agent)!r} cannot be sent to Ray workers ({type(err).__name__}):"
+                                 " give it by name") from None
+    task = ray.remote(num_cpus=1)(_shard)
+    sources = [tuple(x) for x in sources]
+    refs = [task.remote(rules, sources, seat_agents, seat_team, count, seed_start + first, batch_deals, device)
+            for first, count in shard_bounds(num_deals, workers)]
+    parts = ray.get(refs)
+    return tuple(np.concatenate([part[k] for part in parts]) for k in range(4))
+
+
+def connect_ray(address: str = "local", num_cpus: int | None = None) -> float:
+    """Connect this process to Ray: ``local`` starts a private instance (``num_cpus`` CPUs,
+    default all), ``auto`` joins the cluster started on this machine by ``ray start``, else
+    ``HOST:PORT`` (or ``ray://HOST:PORT``) of a cluster's head. Returns the seconds it took.
+    Raises ``ValueError`` with a short message when Ray is missing or the cluster unreachable."""
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("--ray needs Ray installed: pip install 'tute_env[ray]'") from None
+    start = time.perf_counter()
+    if ray.is_initialized():
+        return 0.0
+    quiet = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
+    if address == "local":
+        ray.init(num_cpus=num_cpus, **quiet)
+        return time.perf_counter() - start
+    if address != "auto":
+        host, _, port = address.removeprefix("ray://").rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"--ray {address}: expected local, auto or HOST:PORT")
+        import socket
+
+        try:
+            socket.create_connection((host, int(port)), timeout=5).close()
+        except OSError as err:
+            raise ValueError(f"--ray {address}: no Ray cluster reachable there ({err.strerror or err})") from None
+    try:
+        ray.init(address=address, log_to_driver=False, configure_logging=False)
+    except Exception as err:  # ConnectionError (no cluster), RuntimeError, version mismatch...
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ValueError(f"--ray {address}: could not connect to Ray ({first})") from None
+    return time.perf_counter() - start
+
+
+def _result(rules: Rules, names: Sequence[str], seat_agents: np.ndarray, seed_start: int, per_deal, seconds: float
+            ) -> PairingResult:
+    """The :class:`PairingResult` of per-deal arrays (from :func:`play_range`, whole or merged)."""
+    scores, diffs, games_a, games_b = per_deal
+    num_deals = len(scores)
     win_rate, half = _mean_ci(scores)
     diff, diff_half = _mean_ci(diffs)
     return PairingResult(
         agent_a=names[0], agent_b=names[1], rules=dataclasses.asdict(rules), num_deals=num_deals,
         seed_start=seed_start, seatings=len(seat_agents), hands=num_deals * len(seat_agents),
         win_rate=win_rate, ci_low=win_rate - half, ci_high=win_rate + half,
-        mean_point_diff=diff, point_diff_ci=diff_half, games_a=games_a / num_deals, games_b=games_b / num_deals,
-        seconds=seconds, deal_scores=scores, deal_point_diffs=diffs,
+        mean_point_diff=diff, point_diff_ci=diff_half, games_a=float(np.mean(games_a)),
+        games_b=float(np.mean(games_b)), seconds=seconds, deal_scores=scores, deal_point_diffs=diffs,
     )
 
 
@@ -321,20 +458,22 @@ def evaluate_pairing(
     agent_seed: int | None = None,
     record: RecordSink = None,
     device: str = "cpu",
+    workers: int | None = None,
 ) -> PairingResult:
     """A against B on ``num_deals`` duplicate deals (see the module docstring for the method).
 
     ``rules``: a :class:`Rules` or a preset name. Agents: objects or spec strings (made with
     seeds derived from ``agent_seed``, default ``seed_start``). ``record``: a path or a callable
-    receiving every hand's :class:`~tute_env.records.Record` (docs/records.md)."""
+    receiving every hand's :class:`~tute_env.records.Record` (docs/records.md). ``workers``: run
+    the deal set as that many Ray tasks (see :func:`play_distributed`); the result is the local one."""
     rules = make_rules(rules)
     seed = seed_start if agent_seed is None else agent_seed
     names = (agent_label(agent_a), agent_label(agent_b))
-    a = _as_agent(agent_a, rules, seed, device)
-    b = _as_agent(agent_b, rules, seed + 1, device)
+    sources = [(agent_a, seed), (agent_b, seed + 1)]
+    a, b = (_as_agent(x, rules, k, device) for x, k in sources)
     seat_team = pairing_seatings(rules)
     return _evaluate(rules, [a, b], seat_team, seat_team, names, num_deals, seed_start, batch_deals, progress,
-                     record=record)
+                     record=record, sources=sources, device=device, workers=workers)
 
 
 def evaluate_teams(
@@ -348,22 +487,24 @@ def evaluate_teams(
     agent_seed: int | None = None,
     record: RecordSink = None,
     device: str = "cpu",
+    workers: int | None = None,
 ) -> PairingResult:
     """Mixed partnerships: ``team_a = (A, B)`` (A on seat 0 or 1, B opposite) against
-    ``team_b = (C, D)``, duplicate over both sides. Four-player rules only. ``record``: as
-    :func:`evaluate_pairing`."""
+    ``team_b = (C, D)``, duplicate over both sides. Four-player rules only. ``record``,
+    ``workers``: as :func:`evaluate_pairing`."""
     rules = make_rules(rules)
     if not rules.partnerships:
         raise ValueError("mixed teams need the four-player partnership game")
     seed = seed_start if agent_seed is None else agent_seed
     specs = [*team_a, *team_b]
-    agents = [_as_agent(x, rules, seed + k, device) for k, x in enumerate(specs)]
+    sources = [(x, seed + k) for k, x in enumerate(specs)]
+    agents = [_as_agent(x, rules, k, device) for x, k in sources]
     labels = [agent_label(x) for x in specs]
     names = (f"{labels[0]}+{labels[1]}", f"{labels[2]}+{labels[3]}")
     seat_agents = np.array([[0, 2, 1, 3], [2, 0, 3, 1]])
     seat_team = np.array([[0, 1, 0, 1], [1, 0, 1, 0]])
     return _evaluate(rules, agents, seat_agents, seat_team, names, num_deals, seed_start, batch_deals, progress,
-                     labels=labels, record=record)
+                     labels=labels, record=record, sources=sources, device=device, workers=workers)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -448,9 +589,11 @@ def round_robin(
     progress: bool = False,
     record: RecordSink = None,
     device: str = "cpu",
+    workers: int | None = None,
 ) -> RoundRobinResult:
     """Every pair of ``agents`` on the same duplicate deals, a win-rate table and ratings.
-    ``record``: as :func:`evaluate_pairing`, every pairing's hands in one file."""
+    ``record``: as :func:`evaluate_pairing`, every pairing's hands in one file; ``workers``: as
+    :func:`evaluate_pairing`, per pairing."""
     rules = make_rules(rules)
     names = [agent_label(a) for a in agents]
     if len(set(names)) != len(names):
@@ -462,12 +605,12 @@ def round_robin(
     pairs = list(itertools.combinations(range(len(agents)), 2))
     for k, (i, j) in enumerate(pairs):
         # Fresh agents per pairing when given by name, so no pairing depends on another's order.
-        a = _as_agent(agents[i], rules, seed_start + 2 * k, device)
-        b = _as_agent(agents[j], rules, seed_start + 2 * k + 1, device)
+        sources = [(agents[i], seed_start + 2 * k), (agents[j], seed_start + 2 * k + 1)]
+        a, b = (_as_agent(x, rules, seed, device) for x, seed in sources)
         seat_team = pairing_seatings(rules)
         pairings.append(_evaluate(rules, [a, b], seat_team, seat_team, (names[i], names[j]), num_deals, seed_start,
                                   batch_deals, progress, desc=f"[{k + 1}/{len(pairs)}] {names[i]} vs {names[j]}",
-                                  record=sink))
+                                  record=sink, sources=sources, device=device, workers=workers))
     if close:
         sink.close()
     return RoundRobinResult(agents=names, pairings=pairings, ratings=rate(names, pairings))
@@ -559,6 +702,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--record", metavar="PATH",
                         help="write every hand played as a game record, JSON Lines (docs/records.md)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (there is one on a terminal only)")
+    parser.add_argument("--ray", metavar="local|auto|ADDRESS",
+                        help="split the deal set into Ray tasks: a local Ray instance, the cluster started here "
+                             "by `ray start` (auto), or a cluster head HOST:PORT; results equal the local run's")
+    parser.add_argument("--num-workers", type=int, default=None,
+                        help="Ray tasks per pairing (default: the cluster's CPUs); needs --ray")
     parser.add_argument("--device", default="cpu",
                         help="where trained (ppo) agents' networks run: cpu (default), cuda, cuda:N or auto")
     return parser
@@ -589,6 +737,18 @@ def check_arguments(args, rules: Rules) -> None:
     for name in ("deals", "batch_deals"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.num_workers is not None:
+        if args.num_workers < 1:
+            raise ValueError(f"--num-workers must be at least 1, got {args.num_workers}")
+        if not args.ray:
+            raise ValueError("--num-workers needs --ray local|auto|ADDRESS")
+    if args.ray and args.record:
+        raise ValueError("--record writes locally only: not with --ray")
+    if args.ray:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise ValueError("--ray needs Ray installed: pip install 'tute_env[ray]'") from None
     if args.device != "cpu":
         from agents.ppo import resolve_device  # torch only when a device is asked for
 
@@ -605,6 +765,13 @@ def run(args, rules: Rules) -> int:
     """The evaluation the command line asked for, printed and written."""
     common = dict(num_deals=args.deals, seed_start=args.seed_start, batch_deals=args.batch_deals,
                   progress=not args.no_progress, record=args.record, device=args.device)
+    if args.ray:
+        startup = connect_ray(args.ray, num_cpus=args.num_workers if args.ray == "local" else None)
+        import ray
+
+        workers = args.num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        common["workers"] = workers
+        print(f"ray: {args.ray}, {workers} workers, start-up {startup:.1f} s", file=sys.stderr)
     meta = {"preset": args.preset, "overrides": parse_overrides(args.overrides), "rules": dataclasses.asdict(rules),
             "date": datetime.datetime.now().isoformat(timespec="seconds")}
     if args.round_robin:

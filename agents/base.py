@@ -8,8 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from tute_env.core import random_legal_actions
+from tute_env.core import legal_actions_at, random_legal_actions
 from tute_env.rules import Rules
+from tute_env.streams import mix, uniforms
 
 
 class Agent:
@@ -17,13 +18,20 @@ class Agent:
     :mod:`tute_env.observation` and the legal action masks.
 
     Subclasses implement :meth:`act_batch`; :meth:`act` serves a single PettingZoo observation.
+    Agents that draw random numbers set ``takes_keys = True`` and accept ``act_batch(...,
+    keys=None)``: with keys (given by a :class:`~tute_env.table.Table` with streams), row i's
+    draws come from ``tute_env.streams.mix(self.seed, keys[i])``, independent of the batch; without,
+    from ``self.rng``.
     """
 
     name = "agent"
+    takes_keys = False
 
     def __init__(self, rules: Rules, seed: int = 0):
         self.rules = rules
         self.rng = np.random.default_rng(seed)
+        #: The int seed keyed draws are mixed with.
+        self.seed = int(seed) if isinstance(seed, (int, np.integer)) else int(self.rng.integers(2**63))
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(B,) int64 actions for (B, obs_size) int8 observations and (B, 47) masks; each action
@@ -44,8 +52,11 @@ class RandomAgent(Agent):
     """Uniform over the legal actions."""
 
     name = "random"
+    takes_keys = True
 
-    def act_batch(self, observations, masks):
+    def act_batch(self, observations, masks, keys=None):
+        if keys is not None:
+            return legal_actions_at(masks, uniforms(mix(self.seed, keys)))
         return random_legal_actions(np.asarray(masks, dtype=bool), self.rng)
 
 
@@ -56,9 +67,13 @@ class Timed:
     def __init__(self, policy):
         self.policy, self.seconds, self.choices = policy, [], []
 
-    def act_batch(self, observations, masks):
+    @property
+    def takes_keys(self) -> bool:
+        return getattr(self.policy, "takes_keys", False)
+
+    def act_batch(self, observations, masks, **keys):
         start = time.perf_counter()
-        actions = self.policy.act_batch(observations, masks)
+        actions = self.policy.act_batch(observations, masks, **keys)
         self.seconds.append(time.perf_counter() - start)
         self.choices.append(int(np.asarray(masks)[0].sum()))
         return actions
@@ -94,13 +109,13 @@ def agent_names() -> list[str]:
 
 def make_agent(spec: str, rules: Rules, seed: int = 0, device: str = "cpu") -> Agent:
     """An agent from its name: ``random``, ``greedy``, ``heuristic``, ``pimc`` or ``pimc:N``
-    (N samples), ``ppo`` (the shipped agent of this preset), or a path to a checkpoint file.
+    (N samples), ``ppo`` (the shipped agent of this preset; ``ppo:sample`` sampling), or a path to a checkpoint file.
     ``device``: where a trained agent's network runs (``auto``, ``cpu``, ``cuda``, ``cuda:N``)."""
     name, _, arg = spec.partition(":")
-    if name == "ppo" and not arg:
+    if name == "ppo" and not Path(spec).exists():
         from .ppo import PPOAgent
 
-        return PPOAgent(rules, seed=seed, device=device)
+        return PPOAgent.from_spec(arg, rules, seed, device) if arg else PPOAgent(rules, seed=seed, device=device)
     if name in _REGISTRY:
         module, cls = _REGISTRY[name].split(":")
         agent_cls = getattr(importlib.import_module(module), cls)

@@ -64,6 +64,7 @@ from tute_env.cards import (
     popcount,
     unpack_sets,
 )
+from tute_env import streams
 from tute_env.core import Game, State
 from tute_env.rules import Rules
 from tute_env.scoring import hand_rewards, points_rewards
@@ -554,7 +555,11 @@ class PIMCAgent(Agent):
             raise ValueError(f"bad pimc spec {arg!r}: expected a number of samples, e.g. 'pimc:128'") from None
         return cls(rules, seed=seed, num_samples=num)
 
-    def act_batch(self, observations, masks):
+    takes_keys = True
+
+    def act_batch(self, observations, masks, keys=None):
+        """With ``keys``, row i's deals (and random playouts) are drawn from
+        ``streams.generator(mix(self.seed, keys[i]))``, else from ``self.rng``."""
         masks = np.asarray(masks, dtype=bool)
         info = decode_infoset(self.rules, observations, masks)
         out = np.zeros(len(masks), dtype=np.int64)
@@ -562,14 +567,18 @@ class PIMCAgent(Agent):
             legal = np.flatnonzero(masks[row])
             if len(legal) == 0:
                 raise ValueError(f"row {row} has no legal action")
-            out[row] = legal[0] if len(legal) == 1 else self._search(info, row, legal)
+            if len(legal) == 1:
+                out[row] = legal[0]
+                continue
+            rng = self.rng if keys is None else streams.generator(streams.mix(self.seed, keys[row]))
+            out[row] = self._search(info, row, legal, rng)
         return out
 
-    def _policy(self, game: Game, s: State) -> np.ndarray:
+    def _policy(self, game: Game, s: State, rng: np.random.Generator) -> np.ndarray:
         if self.playout == "rules":
             return playout_policy(game, s)
         mask = unpack_sets(s.legal, NUM_ACTIONS)
-        return np.argmax(self.rng.random(mask.shape) * mask, axis=1)
+        return np.argmax(rng.random(mask.shape) * mask, axis=1)
 
     def _sampler(self, info: InfoSet, row: int) -> DealSampler:
         cons = deal_constraints(info, row)
@@ -579,7 +588,8 @@ class PIMCAgent(Agent):
             # Cannot happen for observations of real games; play on with the looser constraints.
             return DealSampler(cons, relax=True)
 
-    def _search(self, info: InfoSet, row: int, legal: np.ndarray) -> int:
+    def _search(self, info: InfoSet, row: int, legal: np.ndarray, rng: np.random.Generator | None = None) -> int:
+        rng = self.rng if rng is None else rng
         start = time.perf_counter()
         self.last_cut = False
         sampler = self._sampler(info, row)
@@ -592,11 +602,11 @@ class PIMCAgent(Agent):
         while done < wanted:
             chunk_start = time.perf_counter()
             size = min(max(1, self.chunk_lanes // num_actions), wanted - done)
-            hands, stock = sampler.sample(self.rng, size)
+            hands, stock = sampler.sample(rng, size)
             roots = build_states(self.game, info, row, hands, stock)
             lanes = roots.take(np.repeat(np.arange(size), num_actions))
             self.game.step(lanes, np.tile(legal, size))
-            play_out(self.game, lanes, self._policy)
+            play_out(self.game, lanes, lambda game, s: self._policy(game, s, rng))
             scores = playout_scores(self.game, lanes, self.point_weight).reshape(size, num_actions)
             totals += scores.sum(axis=0)
             done += size

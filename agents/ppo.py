@@ -18,6 +18,7 @@ from torch import nn
 from tute_env.cards import NUM_ACTIONS
 from tute_env.observation import observation_layout, observation_scale, perfect_information_layout
 from tute_env.rules import Rules
+from tute_env.streams import mix, uniforms
 
 from .base import CHECKPOINT_DIR, Agent, shipped_presets
 
@@ -161,9 +162,13 @@ def resolve_device(spec: str | torch.device = "auto") -> torch.device:
 
 
 class PPOAgent(Agent):
-    """A trained policy. ``greedy=True`` plays the most likely legal action, else samples."""
+    """A trained policy. ``greedy=True`` plays the most likely legal action, else samples: from
+    ``self.generator``, or with keys (a table with streams) by inverting the row's cumulative
+    probabilities at ``uniforms(mix(self.seed, key))``. Spec ``ppo:sample``: the shipped agent,
+    sampling."""
 
     name = "ppo"
+    takes_keys = True
 
     def __init__(self, rules: Rules, seed: int = 0, net: PolicyNet | None = None, greedy: bool = True,
                  device: str | torch.device = "cpu"):
@@ -186,6 +191,15 @@ class PPOAgent(Agent):
                          "as preset; pass a checkpoint path instead")
 
     @classmethod
+    def from_spec(cls, arg: str, rules: Rules, seed: int = 0, device: str = "cpu") -> PPOAgent:
+        """``"sample"``: the shipped agent of these rules, sampling its actions."""
+        if arg != "sample":
+            raise ValueError(f"bad ppo spec {arg!r}: expected 'ppo' or 'ppo:sample' (or a checkpoint path)")
+        agent = cls(rules, seed=seed, greedy=False, device=device)
+        agent.name = "ppo:sample"
+        return agent
+
+    @classmethod
     def from_checkpoint(cls, path: str | Path, rules: Rules, seed: int = 0, device: str = "cpu") -> PPOAgent:
         data = load_checkpoint(path)
         if rules_of(data) != rules:
@@ -197,11 +211,16 @@ class PPOAgent(Agent):
         return agent
 
     @torch.no_grad()
-    def act_batch(self, observations, masks):
+    def act_batch(self, observations, masks, keys=None):
         obs = torch.as_tensor(np.asarray(observations)).to(self.device)
         logits = self.net.logits(obs, torch.as_tensor(np.asarray(masks, bool)).to(self.device))
         if self.greedy:
             return logits.argmax(dim=1).cpu().numpy()
+        if keys is not None:
+            cum = np.cumsum(torch.softmax(logits, dim=1).double().cpu().numpy(), axis=1)
+            u = uniforms(mix(self.seed, keys)) * cum[:, -1]
+            # The first action whose cumulative probability passes u: never one of probability 0.
+            return (cum > u[:, None]).argmax(axis=1).astype(np.int64)
         return torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.generator)[:, 0].cpu().numpy()
 
 

@@ -214,6 +214,12 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
     return _kth_true(np.asarray(mask, dtype=bool), rng.random(len(mask)))
 
 
+def legal_actions_at(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Per row of a (B, 47) mask, its ``floor(u * count)``-th legal action for uniforms ``u`` in
+    [0, 1) (0 for a row with none): :func:`random_legal_actions` with the draws given."""
+    return _kth_true(np.asarray(mask, dtype=bool), np.asarray(u, dtype=np.float64))
+
+
 @numba.njit(cache=True)
 def _kth_true(mask, u):
     """Per row b, the index of the ``floor(u[b] * count)``-th True entry (0 if none)."""

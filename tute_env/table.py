@@ -19,6 +19,14 @@ seats that are not the caller's own through a :class:`Table`:
   game waits for a learner or is over. With ``on_done`` it also reports finished games, deals
   them anew (the next seat dealing, R2) and plays on: the way to keep B games running.
 * :meth:`Table.step` applies actions chosen outside (a learner's), checked like every other.
+* **Keyed draws** (:mod:`tute_env.streams`): ``Table(..., streams=ids)`` gives each lane a
+  stream id ((B,) integers; evaluation uses ``mix(deal seed, seating)``). A policy whose
+  ``takes_keys`` attribute is true is then called as ``act_batch(observations, masks,
+  keys=keys)``: ``keys[i] = mix(stream of the row's lane, n)`` for the lane's n-th decision at
+  this table (a counter per lane, every action counted, a learner's too). A policy drawing its
+  random choices from ``mix(its seed, key)`` plays each game the same whatever the batch it is
+  in. Without ``streams``, or for a policy without ``takes_keys``, the call is the plain
+  ``act_batch(observations, masks)``: training and the Gymnasium views pass no streams.
 * **Hooks** observe every action taken through the table: ``hook(state, lanes, actions)`` is
   called just before the actions are applied, with the state in which they were chosen. Game
   records and the play mode's narration are hooks.
@@ -35,8 +43,9 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from .cards import NUM_ACTIONS, action_str
-from .core import Game, State, random_legal_actions
+from .core import Game, State, legal_actions_at, random_legal_actions
 from .observation import encode_observation
+from .streams import mix, uniforms
 
 __all__ = ["LEARNER", "ActionHook", "Policy", "RandomPolicy", "Table"]
 
@@ -59,12 +68,18 @@ ActionHook = Callable[[State, np.ndarray, np.ndarray], None]
 
 
 class RandomPolicy:
-    """Uniform over the legal actions (one uniform draw per decision from its generator)."""
+    """Uniform over the legal actions (one uniform draw per decision from its generator, or from
+    ``mix(seed, key)`` when given keys and an int seed)."""
+
+    takes_keys = True
 
     def __init__(self, seed: int | np.random.Generator | None = 0):
         self.rng = np.random.default_rng(seed)
+        self.seed = int(seed) if isinstance(seed, (int, np.integer)) else int(self.rng.integers(2**63))
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
+        if keys is not None:
+            return legal_actions_at(masks, uniforms(mix(self.seed, keys)))
         return random_legal_actions(np.asarray(masks, dtype=bool), self.rng)
 
     def __repr__(self) -> str:
@@ -75,14 +90,24 @@ class Table:
     """Policies seated at B games of one :class:`~tute_env.core.Game` (see the module doc).
 
     ``policies``: the policies; ``seats``: (B, n) int, a policy index or :data:`LEARNER` per
-    seat (a row may also be given as (n,) for every game alike); ``hooks``: action hooks.
+    seat (a row may also be given as (n,) for every game alike); ``hooks``: action hooks;
+    ``streams``: (B,) int stream id per lane, for keyed draws (see the module doc).
     """
 
-    def __init__(self, game: Game, policies: Sequence[Policy], seats, hooks: Sequence[ActionHook] = ()):
+    def __init__(self, game: Game, policies: Sequence[Policy], seats, hooks: Sequence[ActionHook] = (),
+                 streams=None):
         self.game, self.rules = game, game.rules
         self.policies = list(policies)
         self.seats = seats
         self.hooks = list(hooks)
+        self.streams = None if streams is None else np.asarray(streams).reshape(-1)
+        #: (B,) decisions taken in each lane at this table (with ``streams`` only).
+        self.moves = None if streams is None else np.zeros(len(self.streams), np.int64)
+
+    def _keys(self, state: State, rows: np.ndarray) -> np.ndarray:
+        if len(self.streams) != state.batch_size:
+            raise ValueError(f"streams has {len(self.streams)} entries for a state of {state.batch_size} games")
+        return mix(self.streams[rows], self.moves[rows])
 
     @property
     def seats(self) -> np.ndarray:
@@ -127,7 +152,11 @@ class Table:
         actions = np.zeros(state.batch_size, np.int64)
         for k in np.unique(who[who != LEARNER]):
             rows = np.flatnonzero(who == k)
-            chosen = np.asarray(self.policies[k].act_batch(obs[rows], masks[rows]))
+            policy = self.policies[k]
+            if self.streams is not None and getattr(policy, "takes_keys", False):
+                chosen = np.asarray(policy.act_batch(obs[rows], masks[rows], keys=self._keys(state, rows)))
+            else:
+                chosen = np.asarray(policy.act_batch(obs[rows], masks[rows]))
             if chosen.shape != rows.shape or chosen.dtype.kind not in "iu":
                 raise ValueError(f"policy {self.policies[k]!r} returned {chosen.shape} {chosen.dtype} actions "
                                  f"for {rows.size} decisions; expected {rows.size} integers")
@@ -147,7 +176,10 @@ class Table:
             self._check_legal(state, lanes, actions[lanes], "the caller")
             for hook in self.hooks:
                 hook(state, lanes, actions[lanes])
-        return self.game.step(state, actions, active=active)
+        state = self.game.step(state, actions, active=active)
+        if self.moves is not None:
+            self.moves[active] += 1
+        return state
 
     def advance(self, state: State, on_done: Callable[[np.ndarray], np.ndarray | None] | None = None,
                 rng: np.random.Generator | None = None) -> int:
