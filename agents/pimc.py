@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tute_env import streams
 from tute_env.cards import (
     ALL_CARDS,
     BIT,
@@ -64,7 +65,6 @@ from tute_env.cards import (
     popcount,
     unpack_sets,
 )
-from tute_env import streams
 from tute_env.core import Game, State
 from tute_env.rules import Rules
 from tute_env.scoring import hand_rewards, points_rewards

@@ -11,4 +11,4 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install -q "${TUTE_TORCH:-torch==2.13.0}"
-.venv/bin/python -m pip install -q -e ".[dev,bench,rllib]"
+.venv/bin/python -m pip install -q -e ".[dev,bench,ray,rllib]"
