@@ -8,9 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tute_env.core import legal_actions_at, random_legal_actions
 from tute_env.rules import Rules
-from tute_env.streams import mix, uniforms
+from tute_env.table import RandomPolicy
 
 
 class Agent:
@@ -53,11 +52,7 @@ class RandomAgent(Agent):
 
     name = "random"
     takes_keys = True
-
-    def act_batch(self, observations, masks, keys=None):
-        if keys is not None:
-            return legal_actions_at(masks, uniforms(mix(self.seed, keys)))
-        return random_legal_actions(np.asarray(masks, dtype=bool), self.rng)
+    act_batch = RandomPolicy.act_batch  # the table's built-in policy, on this agent's seed and rng
 
 
 class Timed:

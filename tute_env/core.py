@@ -214,6 +214,14 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
     return _kth_true(np.asarray(mask, dtype=bool), rng.random(len(mask)))
 
 
+def is_legal(legal: np.ndarray, actions) -> np.ndarray:
+    """Bool per game: its action is an id 0..46 whose bit is set in its 47-bit legal set
+    (``State.legal``); any integer array of actions, in range or not."""
+    actions = np.asarray(actions)
+    bits = np.asarray(legal, dtype=U64) >> np.clip(actions, 0, NUM_ACTIONS - 1).astype(U64)
+    return (actions >= 0) & (actions < NUM_ACTIONS) & ((bits & U64(1)) == U64(1))
+
+
 def legal_actions_at(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Per row of a (B, 47) mask, its ``floor(u * count)``-th legal action for uniforms ``u`` in
     [0, 1) (0 for a row with none): :func:`random_legal_actions` with the draws given."""

@@ -63,7 +63,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from .cards import NUM_ACTIONS, action_str, as_action
-from .core import Game
+from .core import Game, is_legal
 from .deal import Deals, random_deals
 from .observation import encode_observation, observation_layout, observation_scale
 from .render import EnvRenderer
@@ -230,9 +230,7 @@ class _LearnerGames:
         actions = np.asarray(actions)
         if actions.shape != (b,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {b} integers, got {actions!r}")
-        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-        bit = (s.legal >> np.clip(actions, 0, NUM_ACTIONS - 1).astype(np.uint64)) & np.uint64(1)
-        legal = in_range & (bit == 1) & ~s.done
+        legal = is_legal(s.legal, actions) & ~s.done
         if not legal.all() and illegal_action == "raise":
             lane = int(np.flatnonzero(~legal)[0])
             allowed = " ".join(action_str(x) for x in range(NUM_ACTIONS) if int(s.legal[lane]) >> x & 1)

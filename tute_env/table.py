@@ -43,7 +43,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from .cards import NUM_ACTIONS, action_str
-from .core import Game, State, legal_actions_at, random_legal_actions
+from .core import Game, State, is_legal, legal_actions_at, random_legal_actions
 from .observation import encode_observation
 from .streams import mix, uniforms
 
@@ -126,14 +126,15 @@ class Table:
     # ------------------------------------------------------------------------------------------
     def waiting(self, state: State) -> np.ndarray:
         """(B,) bool: games whose seat to act is a policy's (not over, not a learner's)."""
-        seat = np.maximum(state.current, 0).astype(np.intp)
-        policy = self._seat_policy(state, seat)
-        return ~state.done & (policy != LEARNER)
+        return ~state.done & (self._to_act(state) != LEARNER)
 
     def learner_to_act(self, state: State) -> np.ndarray:
         """(B,) bool: games waiting for a learner decision."""
-        seat = np.maximum(state.current, 0).astype(np.intp)
-        return ~state.done & (self._seat_policy(state, seat) == LEARNER)
+        return ~state.done & (self._to_act(state) == LEARNER)
+
+    def _to_act(self, state: State) -> np.ndarray:
+        """(B,) the policy index (or LEARNER) of each game's seat to act."""
+        return self._seat_policy(state, np.maximum(state.current, 0).astype(np.intp))
 
     def _seat_policy(self, state: State, seat: np.ndarray) -> np.ndarray:
         if self._seats.ndim == 1:
@@ -213,9 +214,7 @@ class Table:
                 reported[redeal] = False
 
     def _check_legal(self, state: State, lanes: np.ndarray, chosen: np.ndarray, who: str) -> None:
-        in_range = (chosen >= 0) & (chosen < NUM_ACTIONS)
-        bits = state.legal[lanes] >> np.clip(chosen, 0, NUM_ACTIONS - 1).astype(np.uint64)
-        bad = np.flatnonzero(~in_range | ((bits & np.uint64(1)) == 0))
+        bad = np.flatnonzero(~is_legal(state.legal[lanes], chosen))
         if bad.size:
             lane, action = int(lanes[bad[0]]), int(chosen[bad[0]])
             shown = action_str(action) if 0 <= action < NUM_ACTIONS else "out of range"
