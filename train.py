@@ -111,6 +111,16 @@ class Args:
     """Updates between snapshots of the learner added to the pool."""
     partner_mix: float = 0.3
     """Partnerships: fraction of games where the learner plays one seat beside a pool partner."""
+    exploit: str | None = None
+    """Train a best response to this agent (an ``agents.make_agent`` spec: heuristic, pimc:64, ppo,
+    a checkpoint path): the pool is that agent alone, frozen, so ``bots`` must be empty and
+    ``snapshot_every`` and ``partner_mix`` 0 (with partnerships the learner plays both seats of its
+    side); every evaluation includes it. The win rate reached is a lower bound of how exploitable
+    the agent is (docs/strength.md, Exploitability)."""
+    init: str | None = None
+    """Start the learner's networks from this checkpoint's (a policy file such as
+    agents/checkpoints/partnership.pt, or a training checkpoint; same rules, ``hidden`` and
+    ``central_critic``) instead of at random; the optimiser starts afresh."""
     pfsp_power: float = 2.0
     """Opponent weight = (1 - learner score against it) ** power + 0.05 (prioritised self-play)."""
     eval_every: int = 50
@@ -188,6 +198,11 @@ def check_args(args: Args) -> None:
     resolve_device(args.device)  # an unknown device, or CUDA where torch has none, is named now
     if not args.hidden or min(args.hidden) < 1:
         raise ValueError(f"hidden must be one or more positive layer widths, got {args.hidden}")
+    if args.exploit is not None:
+        pooled = {"bots": list(args.bots), "snapshot_every": args.snapshot_every, "partner_mix": args.partner_mix}
+        if any(pooled.values()):
+            raise ValueError(f"--exploit {args.exploit}: the learner faces that agent alone, so set "
+                             + ", ".join(f"{k} to {type(v)()} (not {v})" for k, v in pooled.items() if v))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -237,7 +252,8 @@ class Pool:
             "snapshots": list(self.snapshots),
             "score": torch.from_numpy(self.score.copy()),
             "bot_rng": [a.rng.bit_generator.state if s is None else None for a, s in zip(self.agents, self.snapshots)],
-            "snapshot_rng": [a.generator.get_state() if s is not None else None for a, s in zip(self.agents, self.snapshots)],
+            # Trained agents' sampling generators: snapshots', and an exploited ppo:sample's.
+            "snapshot_rng": [a.generator.get_state() if hasattr(a, "generator") else None for a in self.agents],
         }
 
     def load(self, data: dict) -> None:
@@ -250,6 +266,7 @@ class Pool:
                 agent.rng.bit_generator.state = bot_rng
             else:
                 agent = self._snapshot_agent(snap)
+            if snap_rng is not None:
                 agent.generator.set_state(snap_rng)
             self.agents.append(agent)
 
@@ -360,10 +377,11 @@ def _from_tensor(tensor: torch.Tensor, dtype) -> np.ndarray:
 # ------------------------------------------------------------------------------------------------
 def evaluate_learner(net, rules, args, update, writer, history):
     # Every scalar is logged against learner decisions, so TensorBoard's panels share one axis.
-    """Duplicate-deal evaluation (evaluate.py) against each of ``eval_opponents``."""
+    """Duplicate-deal evaluation (evaluate.py) against each of ``eval_opponents`` and the exploited agent."""
     agent = PPOAgent(rules, net=net, greedy=True, device=next(net.parameters()).device)
     row, results = {"update": update}, []
-    for name in args.eval_opponents:
+    exploited = [args.exploit] if args.exploit is not None and args.exploit not in args.eval_opponents else []
+    for name in [*args.eval_opponents, *exploited]:
         with evaluation_records(args, update) as record:
             result = evaluate.evaluate_pairing(rules, agent, make_agent(name, rules, seed=0),
                                                num_deals=args.eval_deals, progress=False, record=record)
@@ -554,9 +572,10 @@ def resume(checkpoint_path: Path, args: Args, net, optimizer, pool: Pool, games:
     data = load_checkpoint(checkpoint_path)
     saved_args = data.get("args") or {}
     saved, wanted = _fixed_settings(saved_args), _fixed_settings(_args_dict(args))
-    if saved != wanted:
-        changed = ", ".join(f"{k}: {saved.get(k)!r} -> {wanted.get(k)!r}"
-                            for k in sorted(set(saved) | set(wanted)) if saved.get(k) != wanted.get(k))
+    # A setting added since the checkpoint was written counts as its default (None: exploit, init).
+    changed = ", ".join(f"{k}: {saved.get(k)!r} -> {wanted.get(k)!r}"
+                        for k in sorted(set(saved) | set(wanted)) if saved.get(k) != wanted.get(k))
+    if changed:
         raise ValueError(f"{checkpoint_path} was written by a run with other settings ({changed}); "
                          "resume with the same ones")
     if saved_args["hidden"] != list(args.hidden):
@@ -585,7 +604,10 @@ def main(argv=None) -> None:
     net = PolicyNet(rules, args.hidden, args.central_critic).to(device)
     net.device = device
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
-    pool = Pool(rules, args.bots, args.seed, args.pool_size, args.hidden, args.central_critic, device)
+    if args.init is not None and not args.resume:
+        init_network(net, args.init, rules)
+    pool = Pool(rules, args.bots if args.exploit is None else (args.exploit,), args.seed, args.pool_size, args.hidden,
+                args.central_critic, device)
     games = SelfPlayGames(rules, args.num_envs, rng, pool, args)
     batch_size = args.num_envs * args.num_steps
     num_updates = max(1, args.total_steps // batch_size)
@@ -659,6 +681,16 @@ def main(argv=None) -> None:
     plot_run(run_dir, eval_history)
     print(f"model: {run_dir / 'final.pt'} (evaluate it with: python evaluate.py {run_dir / 'final.pt'} heuristic "
           f"--preset {args.preset}); curves: {run_dir / 'curves.png'}")
+
+
+def init_network(net: PolicyNet, path: str, rules) -> None:
+    """Load the networks of the checkpoint at ``path`` (``--init``) into ``net``: same rules and
+    network configuration, else a ``ValueError`` naming the difference."""
+    source = PPOAgent.from_checkpoint(path, rules).net
+    if source.config != net.config:
+        raise ValueError(f"--init {path} has networks {source.config}, this run {net.config}: "
+                         "give the same hidden and central_critic")
+    net.load_state_dict(source.state_dict())
 
 
 def widen_checkpoint(data: dict, net: PolicyNet, old_hidden: list[int]) -> None:
