@@ -3,6 +3,7 @@
     python train.py --config configs/partnership.yaml            # a preset's committed config
     python train.py --config configs/smoke.yaml --total-steps 4096
     python train.py --config configs/partnership.yaml --resume   # continue a killed run
+    python train.py --config configs/exploit.yaml --exploit heuristic   # a best response to one agent
 
 Each of ``num_envs`` games on the core has learner seats (one seat, or with partnerships its
 whole side or one seat beside a partner from the pool) and opponent seats played by a pool of
