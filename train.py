@@ -199,6 +199,8 @@ def check_args(args: Args) -> None:
     resolve_device(args.device)  # an unknown device, or CUDA where torch has none, is named now
     if not args.hidden or min(args.hidden) < 1:
         raise ValueError(f"hidden must be one or more positive layer widths, got {args.hidden}")
+    if args.exploit is None and not args.bots:
+        raise ValueError("bots is empty: the opponent pool needs a bot to start with (or --exploit AGENT)")
     if args.exploit is not None:
         pooled = {"bots": list(args.bots), "snapshot_every": args.snapshot_every, "partner_mix": args.partner_mix}
         if any(pooled.values()):
