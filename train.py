@@ -355,6 +355,8 @@ class SelfPlayGames:
         }
 
     def load(self, data: dict) -> None:
+        """Games from :meth:`arrays`, seated by this pool as it was when they were saved."""
+        self.table.policies = self.pool.agents
         ref = self.state
         self.state = State(**{k: _from_tensor(v, getattr(ref, k).dtype) for k, v in data["state"].items()})
         if "seats" in data:
@@ -526,6 +528,7 @@ class RolloutWorker:
         self.generator = torch.Generator(self.device)
         # The perfect-information encoding starts with the observation: one buffer serves both.
         self.critic_enc = encode_perfect_information if args.central_critic else encode_observation
+        self.loaded = None  # games to continue from (load)
         s, seat0 = self.games.state, np.zeros(lanes, np.intp)
         self.buf = Rollout.empty(args, lanes, encode_observation(rules, s, seat0).shape[1],
                                  self.critic_enc(rules, s, seat0).shape[1], self.device)
@@ -537,6 +540,9 @@ class RolloutWorker:
         self.net.load_state_dict(weights)
         self.pool.load(pool)
         self.pool.reseed(pool_seq)
+        if self.loaded is not None:  # the games' seats name entries of this pool
+            self.games.load(self.loaded)
+            self.loaded = None
         self.games.rng = np.random.default_rng(deal_seq)
         self.generator.manual_seed(int(sample_seq.generate_state(1, np.uint64)[0]))
         with mixed_precision(self.args, self.device):  # the pool's networks too
@@ -546,10 +552,12 @@ class RolloutWorker:
         return self.buf
 
     def state(self) -> dict:
-        return self.games.arrays()
+        return self.games.arrays() if self.loaded is None else self.loaded
 
     def load(self, games: dict) -> None:
-        self.games.load(games)
+        """Continue from ``games`` (a :meth:`state`) at the next :meth:`collect`, which brings
+        the pool they were seated from."""
+        self.loaded = games
 
 
 class Workers:
