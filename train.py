@@ -897,7 +897,8 @@ def widen_checkpoint(data: dict, net: PolicyNet, old_hidden: list[int]) -> None:
 
 
 # What a resumed run may change: a run may be extended (total_steps; the learning-rate schedule
-# follows the new total), moved (run_dir), sped up, and widened (hidden, see widen_checkpoint).
+# follows the new total), moved (run_dir; onto or off Ray: ray, with the same num_workers), sped up,
+# and widened (hidden, see widen_checkpoint).
 RESUMABLE_CHANGES = ("resume", "overwrite", "progress", "config", "threads", "device", "total_steps", "bf16", "run_dir",
                      "hidden", "record_games", "ray")
 #: What a run writes in its run_dir (and --overwrite deletes).
