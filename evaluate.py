@@ -374,15 +374,33 @@ def play_distributed(rules: Rules, sources, seat_agents, seat_team, num_deals: i
     return tuple(np.concatenate([part[k] for part in parts]) for k in range(4))
 
 
+def check_ray_options(address: str | None, num_workers: int | None) -> None:
+    """``--ray`` and ``--num-workers`` (evaluate.py's and train.py's), checked before anything
+    runs: a ``ValueError`` with a short message for a worker count below 1, workers without
+    ``--ray``, or ``--ray`` without Ray installed."""
+    if num_workers is not None:
+        if num_workers < 1:
+            raise ValueError(f"--num-workers must be at least 1, got {num_workers}")
+        if not address:
+            raise ValueError("--num-workers needs --ray local|auto|ADDRESS")
+    if address:
+        _import_ray()
+
+
+def _import_ray():
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("--ray needs Ray installed: pip install 'tute_env[ray]'") from None
+    return ray
+
+
 def connect_ray(address: str = "local", num_cpus: int | None = None) -> float:
     """Connect this process to Ray: ``local`` starts a private instance (``num_cpus`` CPUs,
     default all), ``auto`` joins the cluster started on this machine by ``ray start``, else
     ``HOST:PORT`` (or ``ray://HOST:PORT``) of a cluster's head. Returns the seconds it took.
     Raises ``ValueError`` with a short message when Ray is missing or the cluster unreachable."""
-    try:
-        import ray
-    except ImportError:
-        raise ValueError("--ray needs Ray installed: pip install 'tute_env[ray]'") from None
+    ray = _import_ray()
     start = time.perf_counter()
     if ray.is_initialized():
         return 0.0
@@ -737,18 +755,9 @@ def check_arguments(args, rules: Rules) -> None:
     for name in ("deals", "batch_deals"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    if args.num_workers is not None:
-        if args.num_workers < 1:
-            raise ValueError(f"--num-workers must be at least 1, got {args.num_workers}")
-        if not args.ray:
-            raise ValueError("--num-workers needs --ray local|auto|ADDRESS")
+    check_ray_options(args.ray, args.num_workers)
     if args.ray and args.record:
         raise ValueError("--record writes locally only: not with --ray")
-    if args.ray:
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            raise ValueError("--ray needs Ray installed: pip install 'tute_env[ray]'") from None
     if args.device != "cpu":
         from agents.ppo import resolve_device  # torch only when a device is asked for
 

@@ -3,6 +3,7 @@
     python train.py --config configs/partnership.yaml            # a preset's committed config
     python train.py --config configs/smoke.yaml --total-steps 4096
     python train.py --config configs/partnership.yaml --resume   # continue a killed run
+    python train.py --config configs/partnership.yaml --ray local --num-workers 2   # games on Ray actors
     python train.py --config configs/exploit.yaml --exploit heuristic   # a best response to one agent
 
 Each of ``num_envs`` games on the core has learner seats (one seat, or with partnerships its
@@ -16,6 +17,12 @@ credited g games, -g for a loss, shared among losers with three players), plus a
 point-difference term: the reward ``TuteVectorEnv(reward="win", points_weight=...)`` gives.
 The seats are run by the table layer (``tute_env.table``): the learner's seats are its LEARNER
 seats.
+
+The games are played by :class:`RolloutWorker` s, each owning a shard of them: one in this process,
+or with ``--ray`` ``num_workers`` Ray actors (:class:`RayWorkers`, docs/scaling.md) while the PPO
+update stays here (on ``--device``). Every random draw of worker w in update u comes from the seed
+sequence (seed, w, u), so a run is the same for the same seed and worker count, and a worker's
+rollout can be redone from its games alone (resume, a replaced dead worker).
 
 Logs: TensorBoard (``charts/``, ``losses/``, ``eval/``) and ``log.csv`` in ``run_dir``; a
 progress bar; ``checkpoint.pt`` written atomically every ``checkpoint_every`` updates (model,
@@ -152,6 +159,14 @@ class Args:
     """Run the networks' matrix products in bfloat16 (torch.autocast; weights, optimiser state and
     losses stay float32): ~3x faster on CPUs with native bfloat16 (AVX512-BF16, AMX), slower on
     others. A speed setting: a run may be resumed with it changed."""
+    ray: str | None = None
+    """Play the self-play games on Ray actors: ``local`` (a private Ray instance with num_workers
+    CPUs), ``auto`` (the cluster started on this machine by ``ray start``) or a cluster head's
+    HOST:PORT. The update stays in this process, on ``device``. A hardware setting: a run may be
+    resumed with or without it, the same run as long as num_workers is the same."""
+    num_workers: int | None = None
+    """Ray actors (one CPU each) sharing the games, num_envs / num_workers each (needs --ray;
+    default 1). The run depends on it: a resumed run keeps it."""
     progress: bool = True
     """Show a progress bar (on a terminal only: a log file gets no carriage returns)."""
 
@@ -197,6 +212,9 @@ def check_args(args: Args) -> None:
                                                                         and value == 0):
             raise ValueError(f"{name} must be in {'(' if value == 0 else '['}{low}, {high or 'inf'}], got {value!r}")
     resolve_device(args.device)  # an unknown device, or CUDA where torch has none, is named now
+    evaluate.check_ray_options(args.ray, args.num_workers)
+    if args.num_envs % (args.num_workers or 1):
+        raise ValueError(f"num_envs ({args.num_envs}) must split into num_workers ({args.num_workers}) equal shards")
     if not args.hidden or min(args.hidden) < 1:
         raise ValueError(f"hidden must be one or more positive layer widths, got {args.hidden}")
     if args.exploit is None and not args.bots:
@@ -208,12 +226,18 @@ def check_args(args: Args) -> None:
                              + ", ".join(f"{k} to {type(v)()} (not {v})" for k, v in pooled.items() if v))
 
 
+def pool_bots(args: Args) -> tuple[str, ...]:
+    """The agents the opponent pool starts with: ``bots``, or the exploited agent alone."""
+    return args.bots if args.exploit is None else (args.exploit,)
+
+
 # ------------------------------------------------------------------------------------------------
 # The opponent pool
 # ------------------------------------------------------------------------------------------------
 class Pool:
     """Rule-based bots and frozen snapshots of the learner, with the learner's running score
-    against each (1 = always wins)."""
+    against each (1 = always wins). The driver's pool is the run's; each :class:`RolloutWorker`
+    plays a copy, loaded (:meth:`load`) and reseeded (:meth:`reseed`) at every rollout."""
 
     def __init__(self, rules, bots, seed, capacity, hidden, central_critic, device=torch.device("cpu")):
         self.rules, self.capacity, self.device = rules, capacity, device
@@ -224,7 +248,7 @@ class Pool:
         self.score = np.full(len(bots), 0.5)
 
     def add_snapshot(self, net: PolicyNet, label: str) -> None:
-        snap = {k: v.clone() for k, v in net.state_dict().items()}
+        snap = {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}  # sent to CPU workers
         if len(self.names) - sum(s is None for s in self.snapshots) >= self.capacity:
             oldest = next(k for k, s in enumerate(self.snapshots) if s is not None)
             for seq in (self.names, self.agents, self.snapshots):
@@ -236,7 +260,7 @@ class Pool:
         self.score = np.append(self.score, 0.5)
 
     def _snapshot_agent(self, state_dict) -> PPOAgent:
-        net = PolicyNet(self.rules, self.hidden, self.central_critic).to(self.device)
+        net = frozen_net(self.rules, self.hidden, self.central_critic, self.device)
         net.load_state_dict(state_dict)
         net.eval()
         return PPOAgent(self.rules, net=net, greedy=False, device=self.device)
@@ -250,28 +274,32 @@ class Pool:
             self.score[e] += rate * (s - self.score[e])
 
     def state(self) -> dict:
-        return {
-            "names": list(self.names),
-            "snapshots": list(self.snapshots),
-            "score": torch.from_numpy(self.score.copy()),
-            "bot_rng": [a.rng.bit_generator.state if s is None else None for a, s in zip(self.agents, self.snapshots)],
-            # Trained agents' sampling generators: snapshots', and an exploited ppo:sample's.
-            "snapshot_rng": [a.generator.get_state() if hasattr(a, "generator") else None for a in self.agents],
-        }
+        return {"names": list(self.names), "snapshots": list(self.snapshots), "score": torch.from_numpy(self.score.copy())}
 
     def load(self, data: dict) -> None:
-        bots = {name: agent for name, agent, s in zip(self.names, self.agents, self.snapshots) if s is None}
-        self.names, self.snapshots, self.agents = list(data["names"]), list(data["snapshots"]), []
+        """Take the entries and scores of ``data`` (a :meth:`state`), keeping the players of the
+        entries already here (a snapshot's label names it for the whole run)."""
+        players = dict(zip(self.names, self.agents))
+        self.names, self.snapshots = list(data["names"]), list(data["snapshots"])
         self.score = data["score"].numpy().copy()
-        for name, snap, bot_rng, snap_rng in zip(self.names, self.snapshots, data["bot_rng"], data["snapshot_rng"]):
-            if snap is None:
-                agent = bots[name]
-                agent.rng.bit_generator.state = bot_rng
-            else:
-                agent = self._snapshot_agent(snap)
-            if snap_rng is not None:
-                agent.generator.set_state(snap_rng)
-            self.agents.append(agent)
+        self.agents = [players.get(name) or (make_agent(name, self.rules) if snap is None else self._snapshot_agent(snap))
+                       for name, snap in zip(self.names, self.snapshots)]
+
+    def reseed(self, seq: np.random.SeedSequence) -> None:
+        """Each player draws from its own child of ``seq`` (bots from ``rng``, snapshots from
+        their torch generator)."""
+        for agent, child in zip(self.agents, seq.spawn(len(self.agents))):
+            agent.rng = np.random.default_rng(child)
+            if isinstance(agent, PPOAgent):
+                agent.generator.manual_seed(int(child.generate_state(1, np.uint64)[0]))
+
+
+def frozen_net(rules, hidden, central_critic, device) -> PolicyNet:
+    """A network for weights loaded into it (a snapshot, a worker's copy of the learner), built
+    without drawing from torch's global generator: the run's random numbers are the same
+    wherever and whenever the copies are made."""
+    with torch.random.fork_rng(devices=[]):
+        return PolicyNet(rules, hidden, central_critic).to(device).eval()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -314,11 +342,11 @@ class SelfPlayGames:
     def learner_seat(self, lanes: np.ndarray) -> np.ndarray:
         return (self.table.seats[lanes] == LEARNER).argmax(axis=1)
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
         """The learner's actions, then the pool plays until the learner is to act in every game;
-        finished hands are scored and dealt anew. Returns the reward per game, which games
-        ended, and the wins (1/0) of the hands that ended."""
-        reward, ended, wins = np.zeros(len(actions)), np.zeros(len(actions), bool), []
+        finished hands are scored (in the pool too) and dealt anew. Returns the reward per game,
+        which games ended, and (pool entries, wins 1/0) of the hands that ended."""
+        reward, ended, results = np.zeros(len(actions)), np.zeros(len(actions), bool), []
 
         def hands_over(lanes):
             s = self.state
@@ -328,14 +356,14 @@ class SelfPlayGames:
             reward[lanes] = rewards[np.arange(lanes.size), seat]
             won = (s.winner[lanes] == np.array([self.rules.side_of(x) for x in seat])).astype(np.float64)
             ended[lanes] = True
-            wins.append(won)
+            results.append((self.opponent[lanes].copy(), won))
             self.pool.record(self.opponent[lanes], won)
             self.assign(lanes)
 
         self.table.step(self.state, actions)
         self.decisions += len(actions)
         self.advance(hands_over)
-        return reward, ended, wins
+        return reward, ended, results
 
     def advance(self, on_done=None) -> None:
         self.table.policies = self.pool.agents  # the pool's entries change with snapshots
@@ -350,6 +378,8 @@ class SelfPlayGames:
         }
 
     def load(self, data: dict) -> None:
+        """Games from :meth:`arrays`, seated by this pool as it was when they were saved."""
+        self.table.policies = self.pool.agents
         ref = self.state
         self.state = State(**{k: _from_tensor(v, getattr(ref, k).dtype) for k, v in data["state"].items()})
         if "seats" in data:
@@ -360,10 +390,10 @@ class SelfPlayGames:
         self.decisions = data["decisions"]
 
 
-def mixed_precision(args: Args):
-    """bfloat16 autocast for the networks' forward passes when ``args.bf16``, else a no-op, on
-    the run's device (CPU or CUDA)."""
-    return torch.autocast(resolve_device(args.device).type, dtype=torch.bfloat16, enabled=args.bf16)
+def mixed_precision(args: Args, device: torch.device):
+    """bfloat16 autocast for the networks' forward passes on ``device`` (CPU or CUDA) when
+    ``args.bf16``, else a no-op."""
+    return torch.autocast(device.type, dtype=torch.bfloat16, enabled=args.bf16)
 
 
 def _to_tensor(array: np.ndarray) -> torch.Tensor:
@@ -417,31 +447,50 @@ def evaluation_records(args: Args, update: int):
 
 @dataclass
 class Rollout:
-    """One rollout: (num_steps, num_envs) decisions of the learner, the games' results."""
+    """One rollout: (num_steps, lanes) decisions of the learner, the games' results; a worker's
+    shard of the games, or all of them (:meth:`cat`)."""
 
     critic: np.ndarray  # (T, N, critic size) int8; the observation is its leading part
-    obs: np.ndarray  # view of critic[..., :observation size]
+    n_obs: int  # the observation's size
     masks: np.ndarray  # (T, N, 47) bool
     actions: torch.Tensor  # (T, N) long
     logprobs: torch.Tensor  # (T, N)
     values: torch.Tensor  # (T, N)
     rewards: torch.Tensor  # (T, N)
     dones: torch.Tensor  # (T, N): the hand ended after this decision
-    wins: list = field(default_factory=list)  # wins (1/0) of the hands that ended
+    next_value: torch.Tensor  # (N,) the value of the decisions the games wait at: GAE's bootstrap
+    results: list = field(default_factory=list)  # (pool entries, wins 1/0) of the hands that ended
+    games: list = field(default_factory=list)  # SelfPlayGames.arrays() of each shard after the rollout
+
+    @property
+    def obs(self) -> np.ndarray:
+        return self.critic[..., : self.n_obs]
 
     @classmethod
-    def empty(cls, args: Args, n_obs: int, n_critic: int, device: torch.device) -> Rollout:
-        t, n = args.num_steps, args.num_envs
-        critic = np.zeros((t, n, n_critic), np.int8)
-        return cls(critic, critic[..., :n_obs], np.zeros((t, n, 47), bool),
-                   torch.zeros((t, n), dtype=torch.long, device=device),
-                   *(torch.zeros((t, n), device=device) for _ in range(4)))
+    def empty(cls, args: Args, lanes: int, n_obs: int, n_critic: int, device: torch.device) -> Rollout:
+        t = args.num_steps
+        return cls(np.zeros((t, lanes, n_critic), np.int8), n_obs, np.zeros((t, lanes, 47), bool),
+                   torch.zeros((t, lanes), dtype=torch.long, device=device),
+                   *(torch.zeros((t, lanes), device=device) for _ in range(4)), torch.zeros(lanes, device=device))
+
+    @classmethod
+    def cat(cls, parts: list[Rollout], device: torch.device) -> Rollout:
+        """The shards' rollouts side by side (along the games), on ``device``; results and games
+        in worker order."""
+        if len(parts) == 1 and parts[0].rewards.device == device and parts[0].critic.flags.writeable:
+            return parts[0]
+        tensors = [torch.cat([getattr(p, f) for p in parts], dim=int(f != "next_value")).to(device)
+                   for f in ("actions", "logprobs", "values", "rewards", "dones", "next_value")]
+        return cls(np.concatenate([p.critic for p in parts], axis=1), parts[0].n_obs,
+                   np.concatenate([p.masks for p in parts], axis=1), *tensors,
+                   [r for p in parts for r in p.results], [g for p in parts for g in p.games])
 
 
-def collect_rollout(net, games: SelfPlayGames, buf: Rollout, critic_enc, args: Args) -> None:
-    """Every game is at a learner decision: sample num_steps of them per game into ``buf``."""
+def collect_rollout(net, games: SelfPlayGames, buf: Rollout, critic_enc, args: Args, generator) -> None:
+    """Every game is at a learner decision: sample num_steps of them per game into ``buf`` (the
+    learner's actions drawn from ``generator``), and the bootstrap value where they stop."""
     rules, device = games.rules, buf.rewards.device
-    buf.wins = []
+    buf.results = []
     for t in range(args.num_steps):
         s = games.state
         buf.critic[t] = critic_enc(rules, s, s.current.astype(np.intp))
@@ -449,31 +498,195 @@ def collect_rollout(net, games: SelfPlayGames, buf: Rollout, critic_enc, args: A
         with torch.no_grad():
             obs_t = torch.from_numpy(np.ascontiguousarray(buf.obs[t])).to(device)
             dist = torch.distributions.Categorical(logits=net.logits(obs_t, torch.from_numpy(buf.masks[t]).to(device)))
-            action = dist.sample()
+            action = torch.multinomial(dist.probs, 1, generator=generator)[:, 0]
             buf.logprobs[t] = dist.log_prob(action)
             buf.values[t] = net.value(torch.from_numpy(buf.critic[t]).to(device))
         buf.actions[t] = action
-        reward, ended, wins = games.step(action.cpu().numpy())
-        buf.wins += wins
+        reward, ended, results = games.step(action.cpu().numpy())
+        buf.results += results
         buf.rewards[t] = torch.from_numpy(reward).float().to(device)
         buf.dones[t] = torch.from_numpy(ended).float().to(device)
-
-
-def advantages(net, games: SelfPlayGames, buf: Rollout, critic_enc, args: Args):
-    """GAE advantages and returns; a hand's end cuts the bootstrap."""
-    with torch.no_grad(), mixed_precision(args):
+    with torch.no_grad():
         s = games.state
-        critic = torch.from_numpy(critic_enc(games.rules, s, s.current.astype(np.intp))).to(buf.rewards.device)
-        next_value = net.value(critic)
-        adv = torch.zeros_like(buf.rewards)
-        last = torch.zeros_like(buf.rewards[0])
-        for t in reversed(range(args.num_steps)):
-            following = next_value if t == args.num_steps - 1 else buf.values[t + 1]
-            nonterminal = 1.0 - buf.dones[t]
-            delta = buf.rewards[t] + args.gamma * following * nonterminal - buf.values[t]
-            last = delta + args.gamma * args.gae_lambda * nonterminal * last
-            adv[t] = last
+        buf.next_value[:] = net.value(torch.from_numpy(critic_enc(rules, s, s.current.astype(np.intp))).to(device))
+
+
+def advantages(buf: Rollout, args: Args):
+    """GAE advantages and returns; a hand's end cuts the bootstrap."""
+    adv = torch.zeros_like(buf.rewards)
+    last = torch.zeros_like(buf.rewards[0])
+    for t in reversed(range(args.num_steps)):
+        following = buf.next_value if t == args.num_steps - 1 else buf.values[t + 1]
+        nonterminal = 1.0 - buf.dones[t]
+        delta = buf.rewards[t] + args.gamma * following * nonterminal - buf.values[t]
+        last = delta + args.gamma * args.gae_lambda * nonterminal * last
+        adv[t] = last
     return adv, adv + buf.values
+
+
+# ------------------------------------------------------------------------------------------------
+# The workers: the games in shards, in this process or on Ray actors
+# ------------------------------------------------------------------------------------------------
+def seeds(seed: int, *key: int) -> np.random.SeedSequence:
+    """The seed sequence of one stream of the run: (worker,) for a worker's first deals, (worker,
+    update) for everything drawn in that update's rollout."""
+    return np.random.SeedSequence(seed, spawn_key=key)
+
+
+class RolloutWorker:
+    """Worker ``index`` of ``num_workers``: num_envs / num_workers of the games (a shard), its copy
+    of the policy network and of the pool. :meth:`collect` plays one rollout with the weights and
+    pool it is given; every draw in it (deals, seating, the learner's and the pool's actions)
+    comes from ``seeds(seed, index, update)``, so the rollout depends only on the shard's games
+    before it (:meth:`state`, :meth:`load`), the weights, the pool and the update. On a Ray actor
+    (:class:`RayWorkers`) it runs on the CPU with ``threads`` torch threads."""
+
+    def __init__(self, rules, args: Args, index: int, device: torch.device | str = "cpu", threads: int | None = None):
+        if threads:
+            torch.set_num_threads(threads)
+        self.args, self.index, self.device = args, index, torch.device(device)
+        self.net = frozen_net(rules, args.hidden, args.central_critic, self.device)
+        self.pool = Pool(rules, pool_bots(args), args.seed, args.pool_size, args.hidden, args.central_critic, self.device)
+        lanes = args.num_envs // (args.num_workers or 1)
+        self.games = SelfPlayGames(rules, lanes, np.random.default_rng(seeds(args.seed, index)), self.pool, args)
+        self.generator = torch.Generator(self.device)
+        # The perfect-information encoding starts with the observation: one buffer serves both.
+        self.critic_enc = encode_perfect_information if args.central_critic else encode_observation
+        self.loaded = None  # games to continue from (load)
+        s, seat0 = self.games.state, np.zeros(lanes, np.intp)
+        self.buf = Rollout.empty(args, lanes, encode_observation(rules, s, seat0).shape[1],
+                                 self.critic_enc(rules, s, seat0).shape[1], self.device)
+
+    def collect(self, update: int, weights: dict, pool: dict) -> Rollout:
+        """Update ``update``'s rollout of this shard with the learner's ``weights`` against
+        ``pool`` (a :meth:`Pool.state`); its ``games`` hold the shard after it."""
+        deal_seq, sample_seq, pool_seq = seeds(self.args.seed, self.index, update).spawn(3)
+        self.net.load_state_dict(weights)
+        self.pool.load(pool)
+        self.pool.reseed(pool_seq)
+        if self.loaded is not None:  # the games' seats name entries of this pool
+            self.games.load(self.loaded)
+            self.loaded = None
+        self.games.rng = np.random.default_rng(deal_seq)
+        self.generator.manual_seed(int(sample_seq.generate_state(1, np.uint64)[0]))
+        with mixed_precision(self.args, self.device):  # the pool's networks too
+            self.games.advance()  # a new shard's first deals; else nothing to do
+            collect_rollout(self.net, self.games, self.buf, self.critic_enc, self.args, self.generator)
+        self.buf.games = [self.state()]
+        return self.buf
+
+    def state(self) -> dict:
+        return self.games.arrays() if self.loaded is None else self.loaded
+
+    def load(self, games: dict) -> None:
+        """Continue from ``games`` (a :meth:`state`) at the next :meth:`collect`, which brings
+        the pool they were seated from."""
+        self.loaded = games
+
+
+class Workers:
+    """The run's games as ``num_workers`` shards, each a :class:`RolloutWorker`; here one, in
+    this process, on the learner's device. :meth:`collect` gathers a rollout of all the games and
+    records its results in the pool, worker after worker; ``states`` are the shards' games after
+    the last rollout (what a checkpoint keeps)."""
+
+    def __init__(self, rules, args: Args, device: torch.device):
+        self.device = device
+        self.workers = [RolloutWorker(rules, args, 0, device)]
+        self.states = self._map("state")
+
+    def collect(self, update: int, net: PolicyNet, pool: Pool) -> Rollout:
+        buf = Rollout.cat(self._collect(update, net.state_dict(), pool.state()), self.device)
+        for entry, won in buf.results:
+            pool.record(entry, won)
+        self.states = buf.games
+        return buf
+
+    def _collect(self, update: int, weights: dict, pool: dict) -> list[Rollout]:
+        return [worker.collect(update, weights, pool) for worker in self.workers]
+
+    def _map(self, method: str, *per_worker: list) -> list:
+        """``method`` of every worker, with its arguments from ``per_worker``; the results."""
+        return [getattr(worker, method)(*call) for worker, *call in zip(self.workers, *per_worker)]
+
+    def load(self, states: list[dict]) -> None:
+        if len(states) != len(self.workers):
+            raise ValueError(f"the checkpoint holds {len(states)} shards of games for {len(self.workers)} workers")
+        self._map("load", states)
+        self.states = list(states)
+
+    def decisions(self) -> int:
+        """All decisions played in the games (the learner's and the pool's)."""
+        return sum(games["decisions"] for games in self.states)
+
+    def close(self) -> None:
+        pass
+
+
+class WorkerLost(RuntimeError):
+    """A Ray worker died, and so did its replacements."""
+
+
+class RayWorkers(Workers):
+    """The shards on ``num_workers`` Ray actors (one CPU and one torch thread each) of the Ray
+    instance ``args.ray`` names (``evaluate.connect_ray``). Each update the learner's weights and
+    the pool are put in Ray's object store once and every actor reads them from there. A worker
+    that dies (its process or node lost) is replaced by a new actor that loads the shard's games
+    as the last completed rollout left them and redoes this update's rollout: the run goes on as
+    if nothing happened. After ``RETRIES`` replacements in one update it stops with
+    :class:`WorkerLost` (the run resumes from its last checkpoint)."""
+
+    RETRIES = 3
+
+    def __init__(self, rules, args: Args, device: torch.device):
+        num_workers = args.num_workers or 1
+        seconds = evaluate.connect_ray(args.ray, num_cpus=num_workers if args.ray == "local" else None)
+        import ray
+
+        cpus = ray.cluster_resources().get("CPU", 0)
+        if cpus < num_workers:
+            raise ValueError(f"--ray {args.ray}: the cluster has {cpus:g} CPUs for {num_workers} workers")
+        print(f"ray: {args.ray}, {num_workers} workers, start-up {seconds:.1f} s", file=sys.stderr)
+        self.ray, self.rules, self.args, self.device = ray, rules, args, device
+        self.actor = ray.remote(num_cpus=1)(RolloutWorker)
+        self.workers = [self._start(index) for index in range(num_workers)]
+        self.states = self._map("state")
+
+    def _start(self, index: int, games: dict | None = None):
+        worker = self.actor.remote(self.rules, self.args, index, threads=1)
+        if games is not None:
+            worker.load.remote(games)  # an actor runs its calls in order: before any collect
+        return worker
+
+    def _collect(self, update: int, weights: dict, pool: dict) -> list[Rollout]:
+        call = (update, self.ray.put({k: v.cpu() for k, v in weights.items()}), self.ray.put(pool))
+        pending = [worker.collect.remote(*call) for worker in self.workers]
+        return [self._get(index, ref, call) for index, ref in enumerate(pending)]
+
+    def _get(self, index: int, ref, call: tuple) -> Rollout:
+        """Worker ``index``'s rollout, redone by a replacement if the worker died."""
+        for attempt in range(self.RETRIES + 1):
+            try:
+                return self.ray.get(ref)
+            except self.ray.exceptions.RayActorError as err:
+                if attempt == self.RETRIES:
+                    raise WorkerLost(f"worker {index} died {attempt + 1} times in update {call[0] + 1} "
+                                     f"({type(err).__name__})") from None
+                print(f"worker {index} lost in update {call[0] + 1} ({type(err).__name__}): replaced, its rollout "
+                      "redone", file=sys.stderr)
+                self.workers[index] = self._start(index, self.states[index])
+                ref = self.workers[index].collect.remote(*call)
+
+    def _map(self, method: str, *per_worker: list) -> list:
+        return self.ray.get([getattr(worker, method).remote(*call) for worker, *call in zip(self.workers, *per_worker)])
+
+    def close(self) -> None:
+        for worker in self.workers:
+            self.ray.kill(worker)
+
+
+def start_workers(rules, args: Args, device: torch.device) -> Workers:
+    return (RayWorkers if args.ray else Workers)(rules, args, device)
 
 
 def ppo_update(net, optimizer, buf: Rollout, adv, returns, args: Args) -> dict[str, float]:
@@ -491,7 +704,7 @@ def ppo_update(net, optimizer, buf: Rollout, adv, returns, args: Args) -> dict[s
         order = torch.randperm(batch_size).to(device)  # drawn on the CPU: the same run on any device
         for begin in range(0, batch_size, minibatch):
             mb = order[begin : begin + minibatch]
-            with mixed_precision(args):
+            with mixed_precision(args, device):
                 logits = net.logits(b_obs[mb], b_mask[mb])
                 new_value = net.value(b_critic[mb])
             dist = torch.distributions.Categorical(logits=logits)
@@ -570,7 +783,7 @@ def start_run_dir(run_dir: Path, args: Args) -> None:
         yaml.safe_dump(settings, f, sort_keys=False)
 
 
-def resume(checkpoint_path: Path, args: Args, net, optimizer, pool: Pool, games: SelfPlayGames, rng) -> tuple:
+def resume(checkpoint_path: Path, args: Args, net, optimizer, pool: Pool, workers: Workers) -> tuple:
     """Load a checkpoint into the run's objects; returns (update, eval_history)."""
     data = load_checkpoint(checkpoint_path)
     saved_args = data.get("args") or {}
@@ -586,11 +799,8 @@ def resume(checkpoint_path: Path, args: Args, net, optimizer, pool: Pool, games:
     net.load_state_dict(data["model"])
     optimizer.load_state_dict(data["optimizer"])
     pool.load(data["pool"])
-    games.load(data["games"])
-    rng.bit_generator.state = data["rng"]["numpy"]
+    workers.load(data["shards"] if "shards" in data else [data["games"]])  # one shard before workers
     torch.set_rng_state(data["rng"]["torch"])
-    if net.device.type == "cuda" and data["rng"].get("cuda") is not None:
-        torch.cuda.set_rng_state(data["rng"]["cuda"], net.device)
     print(f"resumed from {checkpoint_path} at update {data['update']}")
     return data["update"], list(data["eval_history"])
 
@@ -602,54 +812,55 @@ def main(argv=None) -> None:
         raise ValueError(f"seed {args.seed} must be in 0..{evaluate.TRAINING_SEED_LIMIT - 1}, below the held-out deals")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
     device = resolve_device(args.device)
     net = PolicyNet(rules, args.hidden, args.central_critic).to(device)
-    net.device = device
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     if args.init is not None and not args.resume:
         init_network(net, args.init, rules)
-    pool = Pool(rules, args.bots if args.exploit is None else (args.exploit,), args.seed, args.pool_size, args.hidden,
-                args.central_critic, device)
-    games = SelfPlayGames(rules, args.num_envs, rng, pool, args)
+    pool = Pool(rules, pool_bots(args), args.seed, args.pool_size, args.hidden, args.central_critic, device)
+    run_dir = check_run_dir(args)
+    workers = start_workers(rules, args, device)  # a Ray instance that cannot be reached is named here
+    try:
+        run(args, rules, run_dir, net, optimizer, pool, workers)
+    finally:
+        workers.close()
+
+
+def run(args: Args, rules, run_dir: Path, net, optimizer, pool: Pool, workers: Workers) -> None:
+    """The run: resumed or started in ``run_dir``, updates until total_steps, then final.pt. A
+    run whose workers are lost (:class:`WorkerLost`) is checkpointed at its last update first."""
     batch_size = args.num_envs * args.num_steps
     num_updates = max(1, args.total_steps // batch_size)
     update, eval_history = 0, []
-    run_dir = check_run_dir(args)
     checkpoint_path = run_dir / "checkpoint.pt"
     if args.resume:
-        update, eval_history = resume(checkpoint_path, args, net, optimizer, pool, games, rng)
+        update, eval_history = resume(checkpoint_path, args, net, optimizer, pool, workers)
     start_run_dir(run_dir, args)
     # Points of updates redone after a resume replace the killed run's (purge_step).
     writer = SummaryWriter(str(run_dir), purge_step=update * batch_size + 1 if update else None)
     csv_path = run_dir / "log.csv"
     start_log(csv_path, update)
-
-    # The perfect-information encoding starts with the observation: one buffer serves both.
-    seat0 = np.zeros(args.num_envs, np.intp)
-    critic_enc = encode_perfect_information if args.central_critic else encode_observation
-    buf = Rollout.empty(args, encode_observation(rules, games.state, seat0).shape[1],
-                        critic_enc(rules, games.state, seat0).shape[1], device)
-    with mixed_precision(args):
-        games.advance()
     bar = tqdm(total=num_updates, initial=update, disable=None if args.progress else True, desc="updates")
-    start_time, start_update, start_decisions = time.time(), update, games.decisions
+    start_time, start_update, start_decisions = time.time(), update, workers.decisions()
     while update < num_updates:
         if args.anneal_lr:
             optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - update / num_updates)
-        with mixed_precision(args):  # the opponents' networks too
-            collect_rollout(net, games, buf, critic_enc, args)
-        adv, returns = advantages(net, games, buf, critic_enc, args)
+        try:
+            buf = workers.collect(update, net, pool)
+        except WorkerLost:
+            save_checkpoint(checkpoint_path, args, rules, net, optimizer, pool, workers, update, eval_history)
+            raise
+        adv, returns = advantages(buf, args)
         losses = ppo_update(net, optimizer, buf, adv, returns, args)
         update += 1
 
         elapsed = time.time() - start_time
         sps = (update - start_update) * batch_size / elapsed
-        env_sps = (games.decisions - start_decisions) / elapsed
-        wins = np.concatenate(buf.wins) if buf.wins else np.zeros(0)
+        env_sps = (workers.decisions() - start_decisions) / elapsed
+        wins = np.concatenate([won for _, won in buf.results]) if buf.results else np.zeros(0)
         finished = buf.dones.bool()
         stats = {
-            "update": update, "learner_steps": update * batch_size, "env_steps": games.decisions,
+            "update": update, "learner_steps": update * batch_size, "env_steps": workers.decisions(),
             "sps": round(sps), "env_sps": round(env_sps),
             "win_rate": float(wins.mean()) if wins.size else float("nan"),
             "mean_reward": float(buf.rewards[finished].mean()) if finished.any() else float("nan"),
@@ -666,17 +877,7 @@ def main(argv=None) -> None:
         bar.set_description(f"updates ({sps:,.0f} learner steps/s, {env_sps:,.0f} env steps/s)")
         bar.update(1)
         if update % args.checkpoint_every == 0 or update == num_updates:
-            atomic_save(
-                {
-                    "format": FORMAT, "preset": args.preset, "rules": dataclasses.asdict(rules),
-                    "model_config": net.config, "model": net.state_dict(),
-                    "optimizer": optimizer.state_dict(), "pool": pool.state(), "games": games.arrays(),
-                    "rng": {"numpy": rng.bit_generator.state, "torch": torch.get_rng_state(),
-                            "cuda": torch.cuda.get_rng_state(device) if device.type == "cuda" else None},
-                    "update": update, "eval_history": eval_history, "args": _args_dict(args),
-                },
-                checkpoint_path,
-            )
+            save_checkpoint(checkpoint_path, args, rules, net, optimizer, pool, workers, update, eval_history)
     bar.close()
     writer.close()
     save_policy(run_dir / "final.pt", net, rules, args.preset, learner_steps=update * batch_size,
@@ -684,6 +885,22 @@ def main(argv=None) -> None:
     plot_run(run_dir, eval_history)
     print(f"model: {run_dir / 'final.pt'} (evaluate it with: python evaluate.py {run_dir / 'final.pt'} heuristic "
           f"--preset {args.preset}); curves: {run_dir / 'curves.png'}")
+
+
+def save_checkpoint(path: Path, args: Args, rules, net, optimizer, pool: Pool, workers: Workers, update: int,
+                    eval_history: list) -> None:
+    """Everything :func:`resume` needs to go on exactly, written atomically: the model, Adam, the
+    pool, each worker's games, the torch RNG (the update's minibatch order)."""
+    atomic_save(
+        {
+            "format": FORMAT, "preset": args.preset, "rules": dataclasses.asdict(rules),
+            "model_config": net.config, "model": net.state_dict(),
+            "optimizer": optimizer.state_dict(), "pool": pool.state(), "shards": workers.states,
+            "rng": {"torch": torch.get_rng_state()},
+            "update": update, "eval_history": eval_history, "args": _args_dict(args),
+        },
+        path,
+    )
 
 
 def init_network(net: PolicyNet, path: str, rules) -> None:
@@ -717,9 +934,10 @@ def widen_checkpoint(data: dict, net: PolicyNet, old_hidden: list[int]) -> None:
 
 
 # What a resumed run may change: a run may be extended (total_steps; the learning-rate schedule
-# follows the new total), moved (run_dir), sped up, and widened (hidden, see widen_checkpoint).
+# follows the new total), moved (run_dir; onto or off Ray: ray, with the same num_workers), sped up,
+# and widened (hidden, see widen_checkpoint).
 RESUMABLE_CHANGES = ("resume", "overwrite", "progress", "config", "threads", "device", "total_steps", "bf16", "run_dir",
-                     "hidden", "record_games")
+                     "hidden", "record_games", "ray")
 #: What a run writes in its run_dir (and --overwrite deletes).
 RUN_FILES = ("checkpoint.pt", "final.pt", "log.csv", "curves.png", "config.yaml", "records.jsonl")
 
@@ -730,8 +948,10 @@ def _args_dict(args: Args) -> dict:
 
 
 def _fixed_settings(args_dict: dict) -> dict:
-    """The settings a resumed run must share with the run it continues."""
-    return {k: v for k, v in args_dict.items() if k not in RESUMABLE_CHANGES}
+    """The settings a resumed run must share with the run it continues (one worker when none
+    is named: a run without --ray is one worker's)."""
+    return {**{k: v for k, v in args_dict.items() if k not in RESUMABLE_CHANGES},
+            "num_workers": args_dict.get("num_workers") or 1}
 
 
 def plot_run(run_dir: Path, eval_history: list[dict]) -> None:
@@ -779,6 +999,9 @@ def cli(argv=None) -> int:
     except (ValueError, OSError) as err:
         print(f"train.py: error: {err}", file=sys.stderr)
         return 2
+    except WorkerLost as err:
+        print(f"train.py: stopped: {err}; resume from the last checkpoint with --resume", file=sys.stderr)
+        return 1
     return 0
 
 

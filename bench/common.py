@@ -23,6 +23,16 @@ def machine() -> str:
     return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy {numpy.__version__}"
 
 
+def show(figures: dict, path: str | None = None) -> None:
+    """Print a benchmark's figures as JSON, and write them to ``path`` when given."""
+    import json
+
+    print(json.dumps(figures, indent=1))
+    if path:
+        with open(path, "w") as f:
+            json.dump(figures, f, indent=1)
+
+
 def today() -> str:
     return datetime.date.today().isoformat()
 

@@ -11,13 +11,12 @@ other job on the machine slows the distributed run more than the local one.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
 from evaluate import connect_ray, evaluate_pairing
 
-from .common import machine, today
+from .common import machine, show, today
 
 
 def main(argv=None) -> None:
@@ -45,10 +44,7 @@ def main(argv=None) -> None:
         "win_rate_ray": spread.win_rate, "equal_per_deal": same,
         "load_average_after_local": load_local, "load_average_after_ray": os.getloadavg()[0],
     }
-    print(json.dumps(figures, indent=1))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(figures, f, indent=1)
+    show(figures, args.json)
 
 
 if __name__ == "__main__":
