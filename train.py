@@ -906,7 +906,8 @@ def save_checkpoint(path: Path, args: Args, rules, net, optimizer, pool: Pool, w
 def init_network(net: PolicyNet, path: str, rules) -> None:
     """Load the networks of the checkpoint at ``path`` (``--init``) into ``net``: same rules and
     network configuration, else a ``ValueError`` naming the difference."""
-    source = PPOAgent.from_checkpoint(path, rules).net
+    with torch.random.fork_rng(devices=[]):  # as frozen_net: the run's random numbers stay those of its seed
+        source = PPOAgent.from_checkpoint(path, rules).net
     if source.config != net.config:
         raise ValueError(f"--init {path} has networks {source.config}, this run {net.config}: "
                          "give the same hidden and central_critic")
