@@ -158,3 +158,19 @@ def test_two_node_cluster_is_the_same_run(whole, tmp_path):
     finally:
         ray.shutdown()
         cluster.shutdown()
+
+
+def test_exploit_on_ray_workers_plays_that_agent_alone(local_ray, tmp_path):
+    """--exploit on two actors: every shard's pool and seats hold the exploited agent and the learner only."""
+    from test_exploit import EXPLOIT
+
+    from tute_env.table import LEARNER
+
+    run = tmp_path / "br"
+    train.main([*EXPLOIT, *RAY2, "--total-steps", "1024", "--eval-every", "0", "--run-dir", str(run)])
+    data = load_checkpoint(run / "checkpoint.pt")
+    assert data["pool"]["names"] == ["heuristic"] and len(data["shards"]) == 2
+    for shard in data["shards"]:
+        seats = shard["seats"].numpy()
+        assert set(seats.ravel().tolist()) == {0, LEARNER}
+        assert ((seats == LEARNER).sum(axis=1) == 1).all()
