@@ -84,6 +84,7 @@ _REGISTRY = {
     "heuristic": "agents.heuristic:HeuristicAgent",
     "pimc": "agents.pimc:PIMCAgent",
     "ppo": "agents.ppo:PPOAgent",
+    "search": "agents.search:SearchAgent",
 }
 
 
