@@ -46,7 +46,8 @@ from tute_env.scoring import sides_of_seats
 
 from .base import Agent, shipped_presets
 from .infoset import decode_infoset
-from .pimc import candidate_lanes, play_out, playout_scores, row_generator, row_sampler, samples_needed, searched_rows
+from .pimc import (candidate_lanes, play_out, playout_scores, row_generator, row_sampler, samples_needed, searched_rows,
+                   spec_samples)
 from .ppo import PolicyNet, PPOAgent
 
 #: The weight of the point difference in the reward the shipped networks were trained with
@@ -108,11 +109,7 @@ class SearchAgent(Agent):
     @classmethod
     def from_spec(cls, arg: str, rules: Rules, seed: int = 0) -> SearchAgent:
         """``"64"``: 64 samples per decision."""
-        try:
-            num = int(arg)
-        except ValueError:
-            raise ValueError(f"bad search spec {arg!r}: expected a number of samples, e.g. 'search:64'") from None
-        return cls(rules, seed=seed, num_samples=num)
+        return cls(rules, seed=seed, num_samples=spec_samples("search", arg))
 
     # -- the network ------------------------------------------------------------------------
     @torch.no_grad()
