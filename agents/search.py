@@ -68,7 +68,9 @@ class SearchAgent(Agent):
     candidate action before the critic values the game (``None``: to the end of the hand, no
     critic); ``top_k``: search only the ``top_k`` most likely actions of the network (``None``:
     every legal action); ``prior_weight``: weight of the network's log-probability of an action
-    added to its mean value (> 0 also breaks ties for the network's choice); ``max_lanes``: lanes played out at once; ``net``: the network (default:
+    added to its mean value (> 0 also breaks ties for the network's choice); ``leaf``: what values
+    a game still unfinished after ``depth`` plies, ``"critic"`` (the network's critic) or
+    ``"rules"`` (played to the end by PIMC's rule-based playout policy); ``max_lanes``: lanes played out at once; ``net``: the network (default:
     the shipped one of ``rules``).
     """
 
@@ -79,8 +81,8 @@ class SearchAgent(Agent):
     DEFAULT_PRIOR_WEIGHT = 0.05
 
     def __init__(self, rules: Rules, seed: int = 0, num_samples: int | None = None, depth: int | None = DEFAULT_DEPTH,
-                 top_k: int | None = None, prior_weight: float = DEFAULT_PRIOR_WEIGHT, max_lanes: int = 16384,
-                 net: PolicyNet | None = None):
+                 top_k: int | None = None, prior_weight: float = DEFAULT_PRIOR_WEIGHT, leaf: str = "critic",
+                 max_lanes: int = 16384, net: PolicyNet | None = None):
         super().__init__(rules, seed)
         if net is None:
             try:
@@ -101,6 +103,9 @@ class SearchAgent(Agent):
             raise ValueError(f"top_k must be at least 1 (or None), got {top_k}")
         self.depth, self.top_k, self.max_lanes = depth, top_k, int(max_lanes)
         self.prior_weight = float(prior_weight)
+        if leaf not in ("critic", "rules"):
+            raise ValueError(f"bad leaf {leaf!r}: expected 'critic' or 'rules'")
+        self.leaf = leaf
         self._side = sides_of_seats(rules)
         self.last_values: dict[int, float] = {}
         """Mean value of each candidate action at the last decision searched (the last row)."""
@@ -186,6 +191,8 @@ class SearchAgent(Agent):
         """Play out the lanes of the pending rows together and write each row's choice."""
         s = concat_states([lanes for *_, lanes in pending])
         play_out(self.game, s, self._policy, plies=self.depth)
+        if self.leaf == "rules":
+            play_out(self.game, s)  # PIMC's rule-based playout policy to the end of the hand
         values = self._leaf_values(s)
         start = 0
         for row, legal, log_prior, lanes in pending:

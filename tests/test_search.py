@@ -141,9 +141,12 @@ def test_deterministic_for_a_seed_and_batching(preset):
 def test_searches_every_candidate_and_prunes_with_top_k():
     rules = PRESETS["two_player"]
     obs, mask, _ = decisions(rules, 4, seed=1)
-    agent = small(rules, depth=2)
-    agent.act_batch(obs[-1:], mask[-1:])
-    assert set(agent.last_values) == set(np.flatnonzero(mask[-1]))
+    for leaf in ("critic", "rules"):
+        agent = small(rules, depth=2, leaf=leaf)
+        agent.act_batch(obs[-1:], mask[-1:])
+        assert set(agent.last_values) == set(np.flatnonzero(mask[-1]))
+        # Values are rewards of the observer: a win or loss of at most 3 games, plus points.
+        assert all(abs(v) <= 3.5 for v in agent.last_values.values())
     pruned = small(rules, depth=2, top_k=2)
     action = pruned.act_batch(obs[-1:], mask[-1:])[0]
     assert len(pruned.last_values) == 2 and action in pruned.last_values
@@ -165,3 +168,5 @@ def test_spec_parsing():
         SearchAgent(rules, depth=-1)
     with pytest.raises(ValueError):
         SearchAgent(rules, top_k=0)
+    with pytest.raises(ValueError, match="bad leaf"):
+        SearchAgent(rules, leaf="oracle")
