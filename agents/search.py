@@ -76,8 +76,8 @@ class SearchAgent(Agent):
 
     name = "search"
     takes_keys = True
-    DEFAULT_SAMPLES = 32
-    DEFAULT_DEPTH: int | None = None
+    DEFAULT_SAMPLES = 16
+    DEFAULT_DEPTH: int | None = 4
     DEFAULT_PRIOR_WEIGHT = 0.05
 
     def __init__(self, rules: Rules, seed: int = 0, num_samples: int | None = None, depth: int | None = DEFAULT_DEPTH,
