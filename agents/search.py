@@ -28,6 +28,9 @@ greedy, so the only randomness is the sampled deals: drawn from the row's keyed 
 (seed, key) alone, not on the batch; else from ``self.rng``. When only one deal is consistent
 (two players once the stock is out) one sample is played.
 
+Defaults: 16 sampled deals, 4 plies of the network (a trick of the partnership game, two of the
+two-player game), then the critic.
+
 Only rules with a shipped network (``agents/checkpoints/<preset>.pt``) can have a search
 agent. ``make_agent("search:64", rules)`` is 64 samples per decision.
 """
@@ -46,8 +49,16 @@ from tute_env.scoring import sides_of_seats
 
 from .base import Agent, shipped_presets
 from .infoset import decode_infoset
-from .pimc import (candidate_lanes, play_out, playout_scores, row_generator, row_sampler, samples_needed, searched_rows,
-                   spec_samples)
+from .pimc import (
+    candidate_lanes,
+    play_out,
+    playout_scores,
+    row_generator,
+    row_sampler,
+    samples_needed,
+    searched_rows,
+    spec_samples,
+)
 from .ppo import PolicyNet, PPOAgent
 
 #: The weight of the point difference in the reward the shipped networks were trained with
@@ -70,8 +81,10 @@ class SearchAgent(Agent):
     every legal action); ``prior_weight``: weight of the network's log-probability of an action
     added to its mean value (> 0 also breaks ties for the network's choice); ``leaf``: what values
     a game still unfinished after ``depth`` plies, ``"critic"`` (the network's critic) or
-    ``"rules"`` (played to the end by PIMC's rule-based playout policy); ``max_lanes``: lanes played out at once; ``net``: the network (default:
-    the shipped one of ``rules``).
+    ``"rules"`` (played to the end by PIMC's rule-based playout policy); ``max_lanes``: lanes
+    played out at once; ``net``: the network (default: the shipped one of ``rules``). Defaults:
+    16 samples, 4 plies, the critic (docs/strength.md, "Search agent"; about 0.005 s a move,
+    docs/search_speed.md).
     """
 
     name = "search"
@@ -178,7 +191,8 @@ class SearchAgent(Agent):
                 continue
             sampler = row_sampler(info, row)
             size = samples_needed(sampler, self.num_samples, deterministic=True)
-            pending.append((row, legal, log_prior, candidate_lanes(self.game, info, row, legal, *sampler.sample(row_generator(self, keys, row), size))))
+            deals = sampler.sample(row_generator(self, keys, row), size)
+            pending.append((row, legal, log_prior, candidate_lanes(self.game, info, row, legal, *deals)))
             lanes += size * len(legal)
             if lanes >= self.max_lanes:
                 self._choose(pending, out)

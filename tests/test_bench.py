@@ -141,5 +141,5 @@ def test_search_speed_quick_writes_p50_p99_max_per_shipped_preset(tmp_path):
     rows = {_cells(line)[0]: _cells(line) for line in lines if line.startswith("| ") and not line.startswith("| preset")}
     assert set(rows) == {"partnership", "two_player"}
     for cells in rows.values():
-        mean, p50, p99, top = map(float, cells[2:6])
+        _, p50, p99, top = map(float, cells[2:6])
         assert int(cells[1]) > 0 and 0 < p50 <= p99 <= top

@@ -95,7 +95,7 @@ def test_sees_only_its_information_set(preset, monkeypatch):
     and the same action, for every resampling."""
     rules = PRESETS[preset]
     game = Game(rules)
-    obs, mask, state = decisions(rules, 6, seed=9)
+    obs, mask, _ = decisions(rules, 6, seed=9)
     info = decode_infoset(rules, obs, mask)
     searched = []
     real = search_module.candidate_lanes
