@@ -12,7 +12,6 @@ playouts) searched with N samples and no time budget.
 
 from __future__ import annotations
 
-import argparse
 import os
 
 import numpy as np
@@ -23,7 +22,7 @@ from tute_env.core import Game
 from tute_env.rules import PRESETS
 from tute_env.table import Table
 
-from .common import machine, pin_to_core, today
+from .common import machine, move_bench_parser, pin_to_core, today
 
 
 class _Searched:
@@ -82,10 +81,7 @@ def first_move_time(preset: str, num_samples: int, deals: int, seed: int = 0) ->
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="short runs (smoke test)")
-    parser.add_argument("--hands", type=int, default=2, help="hands per preset for the per-move times")
-    parser.add_argument("--write", default=None, help="markdown file to write the figures to")
+    parser = move_bench_parser(__doc__, 2, "short runs (smoke test)", "hands per preset for the per-move times")
     args = parser.parse_args(argv)
     pinned = pin_to_core(0)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

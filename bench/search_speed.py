@@ -11,7 +11,6 @@ critic and the choice). The network runs on the CPU with one thread.
 
 from __future__ import annotations
 
-import argparse
 import os
 
 import torch
@@ -20,7 +19,7 @@ from agents.base import shipped_presets
 from agents.search import SearchAgent
 from tute_env.rules import PRESETS
 
-from .common import machine, pin_to_core, today
+from .common import machine, move_bench_parser, pin_to_core, today
 from .pimc_speed import move_times
 
 #: The issue's limit: the p99 of a move on one core.
@@ -28,11 +27,7 @@ LIMIT_S = 1.0
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one hand per preset (smoke test)")
-    parser.add_argument("--hands", type=int, default=4, help="hands per preset")
-    parser.add_argument("--write", default=None, help="markdown file to write the figures to")
-    args = parser.parse_args(argv)
+    args = move_bench_parser(__doc__, 4, "one hand per preset (smoke test)", "hands per preset").parse_args(argv)
     pinned = pin_to_core(0)
     torch.set_num_threads(1)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
