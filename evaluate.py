@@ -6,8 +6,8 @@
     python evaluate.py --teams heuristic greedy greedy greedy      # heuristic+greedy vs greedy+greedy
     python evaluate.py heuristic pimc --preset two_player --deals 200 --ray local --num-workers 2
 
-Agents are named by strings (``random``, ``greedy``, ``heuristic``, ``pimc``, ``pimc:128``, a
-checkpoint path; see :func:`agents.make_agent`) or passed as :class:`agents.Agent` objects.
+Agents are named by strings (``random``, ``greedy``, ``heuristic``, ``pimc``, ``pimc:128``, ``ppo``,
+``search``, ``search:32``, a checkpoint path; see :func:`agents.make_agent`) or passed as :class:`agents.Agent` objects.
 
 Method
 ------

@@ -2,7 +2,7 @@
 
 >>> from agents import make_agent
 >>> bot = make_agent("heuristic", rules)          # also "random", "greedy", "pimc", "pimc:128",
->>> actions = bot.act_batch(observations, masks)  # "ppo" or a checkpoint path
+>>> actions = bot.act_batch(observations, masks)  # "ppo", "search", "search:N" or a checkpoint path
 """
 
 from .base import Agent, RandomAgent, agent_names, make_agent

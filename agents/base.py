@@ -84,6 +84,7 @@ _REGISTRY = {
     "heuristic": "agents.heuristic:HeuristicAgent",
     "pimc": "agents.pimc:PIMCAgent",
     "ppo": "agents.ppo:PPOAgent",
+    "search": "agents.search:SearchAgent",
 }
 
 
@@ -104,7 +105,9 @@ def agent_names() -> list[str]:
 
 def make_agent(spec: str, rules: Rules, seed: int = 0, device: str = "cpu") -> Agent:
     """An agent from its name: ``random``, ``greedy``, ``heuristic``, ``pimc`` or ``pimc:N``
-    (N samples), ``ppo`` (the shipped agent of this preset; ``ppo:sample`` sampling), or a path to a checkpoint file.
+    (N samples), ``ppo`` (the shipped agent of this preset; ``ppo:sample`` sampling), ``search`` or
+    ``search:N`` (PIMC with the shipped network's playouts and critic, N samples; presets with a
+    shipped network only), or a path to a checkpoint file.
     ``device``: where a trained agent's network runs (``auto``, ``cpu``, ``cuda``, ``cuda:N``)."""
     name, _, arg = spec.partition(":")
     if name == "ppo" and not Path(spec).exists():

@@ -489,13 +489,71 @@ def playout_scores(game: Game, s: State, point_weight: float) -> np.ndarray:
     return hand_rewards(r, "win", s.winner, s.games, s.totals, s.tute_declarer, point_weight)[:, 0]
 
 
-def play_out(game: Game, s: State, policy=playout_policy, max_steps: int = 1000) -> State:
-    """Step every lane to the end of its hand with ``policy(game, state) -> actions``."""
-    for _ in range(max_steps):
+def play_out(game: Game, s: State, policy=playout_policy, max_steps: int = 1000, plies: int | None = None) -> State:
+    """Step every lane to the end of its hand with ``policy(game, state) -> actions``; with
+    ``plies``, stop after that many steps (lanes may then be unfinished)."""
+    for _ in range(max_steps if plies is None else plies):
         if s.done.all():
             return s
         game.step(s, policy(game, s))
-    raise RuntimeError("playouts did not finish")
+    if plies is None and not s.done.all():
+        raise RuntimeError("playouts did not finish")
+    return s
+
+
+def row_sampler(info: InfoSet, row: int) -> DealSampler:
+    """The deal sampler of row ``row`` of an information-set batch."""
+    cons = deal_constraints(info, row)
+    try:
+        return DealSampler(cons)
+    except InconsistentInfoSet:
+        # Cannot happen for observations of real games; play on with the looser constraints.
+        return DealSampler(cons, relax=True)
+
+
+def candidate_lanes(game: Game, info: InfoSet, row: int, legal: np.ndarray, hands: np.ndarray, stock: np.ndarray) -> State:
+    """Core states of row ``row``'s sampled deals (:func:`build_states`) after each candidate
+    action: lane ``i * len(legal) + j`` is sample ``i`` after ``legal[j]`` (samples major, so
+    every action is evaluated on the same deals)."""
+    roots = build_states(game, info, row, hands, stock)
+    lanes = roots.take(np.repeat(np.arange(len(hands)), len(legal)))
+    game.step(lanes, np.tile(legal, len(hands)))
+    return lanes
+
+
+def searched_rows(masks: np.ndarray, out: np.ndarray) -> list[int]:
+    """Rows of ``masks`` with more than one legal action; a row with a single one gets it in
+    ``out`` (it is played without a search); a row with none is an error."""
+    rows = []
+    for row in range(len(masks)):
+        legal = np.flatnonzero(masks[row])
+        if len(legal) == 0:
+            raise ValueError(f"row {row} has no legal action")
+        if len(legal) == 1:
+            out[row] = legal[0]
+        else:
+            rows.append(row)
+    return rows
+
+
+def spec_samples(name: str, arg: str) -> int:
+    """The number of samples of a spec ``name:arg`` (``pimc:128``)."""
+    try:
+        return int(arg)
+    except ValueError:
+        raise ValueError(f"bad {name} spec {arg!r}: expected a number of samples, e.g. '{name}:128'") from None
+
+
+def row_generator(agent: Agent, keys, row: int) -> np.random.Generator:
+    """Row ``row``'s random generator: ``streams.generator(mix(agent.seed, keys[row]))`` with
+    keys, else the agent's own ``rng``."""
+    return agent.rng if keys is None else streams.generator(streams.mix(agent.seed, keys[row]))
+
+
+def samples_needed(sampler: DealSampler, num_samples: int, deterministic: bool) -> int:
+    """With a single consistent deal (e.g. two players once the stock is out) and
+    deterministic playouts, every sample would give the same scores: one is enough."""
+    return 1 if deterministic and sampler.num_deals < 1.5 else num_samples
 
 
 # ----------------------------------------------------------------------------------------------
@@ -549,11 +607,7 @@ class PIMCAgent(Agent):
     @classmethod
     def from_spec(cls, arg: str, rules: Rules, seed: int = 0) -> PIMCAgent:
         """``"128"``: 128 samples per decision."""
-        try:
-            num = int(arg)
-        except ValueError:
-            raise ValueError(f"bad pimc spec {arg!r}: expected a number of samples, e.g. 'pimc:128'") from None
-        return cls(rules, seed=seed, num_samples=num)
+        return cls(rules, seed=seed, num_samples=spec_samples("pimc", arg))
 
     takes_keys = True
 
@@ -563,15 +617,8 @@ class PIMCAgent(Agent):
         masks = np.asarray(masks, dtype=bool)
         info = decode_infoset(self.rules, observations, masks)
         out = np.zeros(len(masks), dtype=np.int64)
-        for row in range(len(masks)):
-            legal = np.flatnonzero(masks[row])
-            if len(legal) == 0:
-                raise ValueError(f"row {row} has no legal action")
-            if len(legal) == 1:
-                out[row] = legal[0]
-                continue
-            rng = self.rng if keys is None else streams.generator(streams.mix(self.seed, keys[row]))
-            out[row] = self._search(info, row, legal, rng)
+        for row in searched_rows(masks, out):
+            out[row] = self._search(info, row, np.flatnonzero(masks[row]), row_generator(self, keys, row))
         return out
 
     def _policy(self, game: Game, s: State, rng: np.random.Generator) -> np.ndarray:
@@ -580,32 +627,19 @@ class PIMCAgent(Agent):
         mask = unpack_sets(s.legal, NUM_ACTIONS)
         return np.argmax(rng.random(mask.shape) * mask, axis=1)
 
-    def _sampler(self, info: InfoSet, row: int) -> DealSampler:
-        cons = deal_constraints(info, row)
-        try:
-            return DealSampler(cons)
-        except InconsistentInfoSet:
-            # Cannot happen for observations of real games; play on with the looser constraints.
-            return DealSampler(cons, relax=True)
-
     def _search(self, info: InfoSet, row: int, legal: np.ndarray, rng: np.random.Generator | None = None) -> int:
         rng = self.rng if rng is None else rng
         start = time.perf_counter()
         self.last_cut = False
-        sampler = self._sampler(info, row)
+        sampler = row_sampler(info, row)
         num_actions = len(legal)
         totals = np.zeros(num_actions)
         done = 0
-        # With a single consistent deal (e.g. two players once the stock is out) and
-        # deterministic playouts, every sample would give the same scores: one is enough.
-        wanted = 1 if self.playout == "rules" and sampler.num_deals < 1.5 else self.num_samples
+        wanted = samples_needed(sampler, self.num_samples, self.playout == "rules")
         while done < wanted:
             chunk_start = time.perf_counter()
             size = min(max(1, self.chunk_lanes // num_actions), wanted - done)
-            hands, stock = sampler.sample(rng, size)
-            roots = build_states(self.game, info, row, hands, stock)
-            lanes = roots.take(np.repeat(np.arange(size), num_actions))
-            self.game.step(lanes, np.tile(legal, size))
+            lanes = candidate_lanes(self.game, info, row, legal, *sampler.sample(rng, size))
             play_out(self.game, lanes, lambda game, s: self._policy(game, s, rng))
             scores = playout_scores(self.game, lanes, self.point_weight).reshape(size, num_actions)
             totals += scores.sum(axis=0)

@@ -8,7 +8,9 @@
 Levels: ``easy`` (the greedy bot: one ply, takes a trick with points cheaply), ``medium``
 (heuristic: counts cards, scores every card by its expected points), ``hard`` (pimc: searches
 over the deals consistent with what it has seen, about 0.05 s a move), ``trained`` (the shipped
-PPO agent, offered for the presets that have one); ``--opponent`` takes any agent name
+PPO agent) and ``expert``, the strongest (search: the same search over possible deals, played out
+by the shipped network and valued by its critic, a fraction of a second a move), both offered for
+the presets that have a shipped network; ``--opponent`` takes any agent name
 or a trained checkpoint path instead (in the partnership game your partner plays at the same
 level unless ``--partner`` says otherwise).
 
@@ -72,9 +74,12 @@ from tute_env.table import LEARNER, Table
 
 from .base import make_agent, shipped_presets
 
-LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "pimc", "trained": "ppo"}
+LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "pimc", "trained": "ppo", "expert": "search"}
+#: Levels played by a shipped network: offered only for the presets that have one.
+NETWORK_LEVELS = ("trained", "expert")
 LEVEL_HELP = ("easy = greedy (one ply), medium = heuristic (counts cards), hard = pimc (search over possible "
-              "deals), trained = the shipped PPO agent (presets: {})")
+              "deals), trained = the shipped PPO agent, expert = search (the strongest: pimc played out by the "
+              "shipped network) (trained and expert: presets {})")
 MOVES_HELP = ("At your turn type a number from the list of legal moves, or the move: a card, face then suit "
               "(faces A 2 3 4 5 6 7 S C R, suits o c e b: Ao, 3c, Rb), sing-o .. sing-b, tute, exchange or pass. "
               "Commands: help, table, tricks, quit (or Ctrl-C).")
@@ -602,8 +607,8 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
         parser.error(f"--seat must be 0..{rules.num_players - 1}")
     if args.hands is not None and args.hands < 1:
         parser.error(f"--hands must be at least 1, got {args.hands}")
-    if args.level == "trained" and not args.opponent and not any(rules == PRESETS[p] for p in shipped):
-        parser.error(f"--level trained: no shipped agent plays these rules (shipped: {', '.join(shipped)}); "
+    if args.level in NETWORK_LEVELS and not args.opponent and not any(rules == PRESETS[p] for p in shipped):
+        parser.error(f"--level {args.level}: no shipped agent plays these rules (shipped: {', '.join(shipped)}); "
                      "choose another level or pass --opponent CHECKPOINT")
     if args.record and not Path(args.record).resolve().parent.is_dir():
         parser.error(f"--record {args.record}: the directory {Path(args.record).resolve().parent} does not exist")

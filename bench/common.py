@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import os
 import platform
@@ -35,6 +36,15 @@ def show(figures: dict, path: str | None = None) -> None:
 
 def today() -> str:
     return datetime.date.today().isoformat()
+
+
+def move_bench_parser(doc: str, hands: int, quick_help: str, hands_help: str) -> argparse.ArgumentParser:
+    """The command line of the per-move benchmarks: ``--quick``, ``--hands`` and ``--write``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    parser.add_argument("--hands", type=int, default=hands, help=hands_help)
+    parser.add_argument("--write", default=None, help="markdown file to write the figures to")
+    return parser
 
 
 def pin_to_core(core: int = 0) -> bool:

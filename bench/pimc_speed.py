@@ -12,7 +12,6 @@ playouts) searched with N samples and no time budget.
 
 from __future__ import annotations
 
-import argparse
 import os
 
 import numpy as np
@@ -23,33 +22,36 @@ from tute_env.core import Game
 from tute_env.rules import PRESETS
 from tute_env.table import Table
 
-from .common import machine, pin_to_core, today
+from .common import machine, move_bench_parser, pin_to_core, today
 
 
 class _Searched:
-    """An action hook noting what the PIMC agent's last search used (samples, cut short)."""
+    """An action hook noting what a PIMC agent's last search used (samples, cut short); NaN and
+    False for agents that do not say."""
 
-    def __init__(self, agent: PIMCAgent):
+    def __init__(self, agent):
         self.agent, self.samples, self.cut = agent, [], []
 
     def __call__(self, state, lanes, actions):
-        self.samples.append(self.agent.last_samples)
-        self.cut.append(self.agent.last_cut)
+        self.samples.append(getattr(self.agent, "last_samples", np.nan))
+        self.cut.append(getattr(self.agent, "last_cut", False))
 
 
-def move_times(preset: str, hands: int, seed: int = 0) -> dict:
-    """Time every decision of ``hands`` hands played by the default bot at every seat."""
+def move_times(preset: str, hands: int, seed: int = 0, make=PIMCAgent) -> dict:
+    """Time every decision of ``hands`` hands played by ``make(rules, seed=seed)`` (default: the
+    default PIMC bot) at every seat."""
     game = Game(preset)
     rules = game.rules
-    agent = PIMCAgent(rules, seed=seed)
+    agent = make(rules, seed=seed)
     timed = Timed(agent)
-    table = Table(game, [timed], [0] * rules.num_players, hooks=[_Searched(agent)])
+    searched_hook = _Searched(agent)
+    table = Table(game, [timed], [0] * rules.num_players, hooks=[searched_hook])
     rng = np.random.default_rng(seed)
     for _ in range(hands):
         table.advance(game.random_state(rng, 1))
     searched = np.array(timed.choices) > 1  # a single legal action is played without a search
     times = np.array(timed.seconds)[searched]
-    samples, cut = np.array(table.hooks[0].samples)[searched], np.array(table.hooks[0].cut)[searched]
+    samples, cut = np.array(searched_hook.samples)[searched], np.array(searched_hook.cut)[searched]
     actions = np.array(timed.choices)[searched]
     return {
         "preset": preset,
@@ -57,6 +59,7 @@ def move_times(preset: str, hands: int, seed: int = 0) -> dict:
         "mean_s": float(times.mean()),
         "median_s": float(np.median(times)),
         "p95_s": float(np.quantile(times, 0.95)),
+        "p99_s": float(np.quantile(times, 0.99)),
         "max_s": float(times.max()),
         "max_actions": int(actions.max()),
         "mean_samples": float(samples.mean()),
@@ -78,10 +81,7 @@ def first_move_time(preset: str, num_samples: int, deals: int, seed: int = 0) ->
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="short runs (smoke test)")
-    parser.add_argument("--hands", type=int, default=2, help="hands per preset for the per-move times")
-    parser.add_argument("--write", default=None, help="markdown file to write the figures to")
+    parser = move_bench_parser(__doc__, 2, "short runs (smoke test)", "hands per preset for the per-move times")
     args = parser.parse_args(argv)
     pinned = pin_to_core(0)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

@@ -128,3 +128,18 @@ def test_compare_times_two_checkouts_and_refuses_a_non_checkout(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "bench.compare", str(tmp_path), str(ROOT)], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "not a checkout" in bad.stderr
+
+
+def test_search_speed_quick_writes_p50_p99_max_per_shipped_preset(tmp_path):
+    out = tmp_path / "search_speed.md"
+    proc = subprocess.run([sys.executable, "-m", "bench.search_speed", "--quick", "--write", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    lines = out.read_text().splitlines()
+    header = _cells(next(line for line in lines if line.startswith("| preset")))
+    assert header[:6] == ["preset", "moves", "mean s", "p50 s", "p99 s", "max s"]
+    rows = {_cells(line)[0]: _cells(line) for line in lines if line.startswith("| ") and not line.startswith("| preset")}
+    assert set(rows) == {"partnership", "two_player"}
+    for cells in rows.values():
+        _, p50, p99, top = map(float, cells[2:6])
+        assert int(cells[1]) > 0 and 0 < p50 <= p99 <= top

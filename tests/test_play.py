@@ -65,6 +65,21 @@ def test_plays_a_whole_hand_of_every_preset(preset):
     assert "Match score" in text
 
 
+def test_expert_level_is_the_search_agent(monkeypatch):
+    """--level expert seats the search agent (a whole hand of two_player against it)."""
+    from agents.search import SearchAgent
+
+    made = []
+    monkeypatch.setattr(SearchAgent, "DEFAULT_SAMPLES", 2)
+    real = SearchAgent.__init__
+    monkeypatch.setattr(SearchAgent, "__init__", lambda self, *a, **k: made.append(self) or real(self, *a, **k))
+    out = io.StringIO()
+    code = main(["--preset", "two_player", "--level", "expert", "--seed", "1", "--hands", "1", "--plain"],
+                input_fn=first_legal_forever(), out=out)
+    assert code == 0 and "Hand over" in out.getvalue()
+    assert len(made) == 1 and made[0].num_samples == 2
+
+
 def test_illegal_choices_are_explained_and_asked_again():
     out = io.StringIO()
     lines = ["nonsense", "99", "sing-o", "pass", "exchange", "tute"] + ["1"] * 200
@@ -144,6 +159,7 @@ def test_exchange_is_described_with_the_card_given(turned, given):
     (["--opponent", "no_such_bot"], "cannot make the agent: unknown agent 'no_such_bot'"),
     (["--preset", "three_player", "--level", "trained"], "no shipped agent plays these rules"),
     (["--preset", "two_player", "--set", "tute=off", "--level", "trained"], "no shipped agent plays these rules"),
+    (["--preset", "three_player", "--level", "expert"], "--level expert: no shipped agent plays these rules"),
     (["--seat", "7"], "--seat must be 0..3"),
     (["--hands", "0"], "--hands must be at least 1"),
     (["--opponent", "README.md"], "not a checkpoint torch can load"),
@@ -161,8 +177,8 @@ def test_help_names_each_level_and_how_to_type_a_move():
     text = subprocess.run([sys.executable, "-m", "agents.play", "--help"], cwd=root, capture_output=True, text=True,
                           timeout=300).stdout
     text = " ".join(text.split())
-    for words in ("easy = greedy", "medium = heuristic", "hard = pimc", "trained = the shipped PPO agent (presets: "
-                  "partnership, two_player)", "faces A 2 3 4 5 6 7 S C R", "sing-o", "tricks"):
+    for words in ("easy = greedy", "medium = heuristic", "hard = pimc", "trained = the shipped PPO agent",
+                  "expert = search (the strongest", "(trained and expert: presets partnership, two_player)", "faces A 2 3 4 5 6 7 S C R", "sing-o", "tricks"):
         assert words in text
 
 

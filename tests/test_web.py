@@ -63,7 +63,10 @@ def test_page_and_options(client):
         assert client.get(f"/static/{name}").status_code == 200
     options = client.get("/api/options").json()
     assert {p["name"] for p in options["presets"]} == set(PRESETS)
-    assert [lv["name"] for lv in options["levels"]] == ["easy", "medium", "hard", "trained"]
+    assert [lv["name"] for lv in options["levels"]] == ["easy", "medium", "hard", "trained", "expert"]
+    by_name = {lv["name"]: lv for lv in options["levels"]}
+    assert by_name["expert"]["bot"] == "search" and by_name["expert"]["presets"] == by_name["trained"]["presets"]
+    assert by_name["hard"]["presets"] is None
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -127,6 +130,7 @@ def test_replay_upload_shows_every_hand_step_by_step(client):
     ({"preset": "two_player", "level": "easy", "match": "yes"}, 400, "bad match"),
     ({"preset": ["two_player"], "level": "easy"}, 400, "bad preset"),
     ({"preset": "three_player", "level": "trained"}, 400, "no shipped agent"),
+    ({"preset": "three_player", "level": "expert"}, 400, "level expert: no shipped agent"),
     ({"level": "easy"}, 400, "missing field(s) ['preset']"),
     ({"preset": "two_player", "level": "easy", "path": "/etc/passwd"}, 400, "unknown field(s) ['path']"),
     ([1, 2], 400, "JSON object"),

@@ -33,7 +33,7 @@ from starlette.staticfiles import StaticFiles
 from tute_env.rules import PRESETS
 
 from ..base import shipped_presets
-from ..play import LEVELS
+from ..play import LEVELS, NETWORK_LEVELS
 from .session import BadRequest, Games, replay_of_text
 
 STATIC = Path(__file__).parent / "static"
@@ -110,7 +110,7 @@ async def _options(request: Request) -> Response:
     return _ok({
         "presets": [{"name": name, "num_players": r.num_players, "hand_size": r.hand_size}
                     for name, r in PRESETS.items()],
-        "levels": [{"name": name, "bot": bot, "presets": shipped if name == "trained" else None}
+        "levels": [{"name": name, "bot": bot, "presets": shipped if name in NETWORK_LEVELS else None}
                    for name, bot in LEVELS.items()],
         "defaults": request.app.state.defaults,
         "preloaded": request.app.state.preloaded is not None,

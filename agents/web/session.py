@@ -43,7 +43,7 @@ from tute_env.scoring import Scoring
 from tute_env.table import LEARNER, Table
 
 from ..base import shipped_presets
-from ..play import LEVELS, describe_action, hand_summary, make_bots, narrate
+from ..play import LEVELS, NETWORK_LEVELS, describe_action, hand_summary, make_bots, narrate
 
 #: How many games the server keeps; the oldest is dropped beyond this.
 MAX_GAMES = 64
@@ -221,8 +221,8 @@ class WebGame:
             seed = secrets.randbits(31)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
             raise BadRequest(f"bad seed {seed!r}: expected an integer 0..2**31-1")
-        if level == "trained" and preset not in shipped_presets():
-            raise BadRequest(f"level trained: no shipped agent plays {preset} (shipped: {', '.join(shipped_presets())})")
+        if level in NETWORK_LEVELS and preset not in shipped_presets():
+            raise BadRequest(f"level {level}: no shipped agent plays {preset} (shipped: {', '.join(shipped_presets())})")
         self.id = secrets.token_urlsafe(12)
         self.seat, self.match, self.seed = seat, match, seed
         self.lock = threading.Lock()

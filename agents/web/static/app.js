@@ -354,6 +354,12 @@ function fillSeats() {
   const old = $("seat").value;
   $("seat").innerHTML = Array.from({ length: preset.num_players }, (_, k) => `<option value="${k}">player_${k}</option>`).join("");
   if (Number(old) < preset.num_players) $("seat").value = old;
+  // Levels played by a shipped network (trained, expert) only for the presets that have one.
+  for (const opt of $("level").options) {
+    const level = options.levels.find((l) => l.name === opt.value);
+    opt.disabled = level.presets !== null && !level.presets.includes(preset.name);
+  }
+  if ($("level").selectedOptions[0]?.disabled) $("level").value = "medium";
 }
 
 async function start() {

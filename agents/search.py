@@ -1,0 +1,219 @@
+"""``search``: decision-time search with the trained network (the "expert" bot).
+
+PIMC (:mod:`agents.pimc`) whose playouts and leaves come from the shipped PPO network of the
+rules being played. For each decision the bot
+
+1. **samples deals** of the cards it has not seen, consistent with its information set, with
+   PIMC's exact sampler (:func:`agents.pimc.row_sampler`);
+2. **applies each candidate action** to every sampled deal (:func:`agents.pimc.candidate_lanes`;
+   all candidates are evaluated on the same deals);
+3. **plays on with the policy network** for every seat of the determinised games: the most
+   likely legal action of the network on that seat's own observation (the observation it would
+   see in the real game; no seat's policy looks at hidden cards), for ``depth`` plies, or to
+   the end of the hand (``depth=None``);
+4. **values the leaves**: a finished hand by the observer's reward with the point weight the
+   network was trained with (:data:`TRAINED_POINT_WEIGHT`); an unfinished one by the network's
+   **central critic**, which reads the perfect-information encoding of the determinised game
+   from the seat to act (it was trained on exactly that: the return of the seat to act in
+   self-play, hand over hand, from all hands and the stock), negated when that seat is on the
+   other side (the shipped presets have two sides, and the rewards are zero-sum);
+5. **picks the action with the best mean value plus ``prior_weight`` times the log-probability
+   the network gives it** (the network's own choice where the values tie, as they often do
+   when every sampled deal is won or lost whatever the bot does).
+
+Every playout step is one network forward on a batch (all the lanes of all the rows of an
+``act_batch`` call, samples x candidates, up to ``max_lanes`` at a time). The playouts are
+greedy, so the only randomness is the sampled deals: drawn from the row's keyed stream
+(``streams.generator(mix(seed, key))``) when the table gives keys, so a decision depends on
+(seed, key) alone, not on the batch; else from ``self.rng``. When only one deal is consistent
+(two players once the stock is out) one sample is played.
+
+Defaults: 16 sampled deals, 4 plies of the network (a trick of the partnership game, two of the
+two-player game), then the critic.
+
+Only rules with a shipped network (``agents/checkpoints/<preset>.pt``) can have a search
+agent. ``make_agent("search:64", rules)`` is 64 samples per decision.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import torch
+
+from tute_env.core import Game, State
+from tute_env.observation import encode_observation, encode_perfect_information
+from tute_env.rules import Rules
+from tute_env.scoring import sides_of_seats
+
+from .base import Agent, shipped_presets
+from .infoset import decode_infoset
+from .pimc import (
+    candidate_lanes,
+    play_out,
+    playout_scores,
+    row_generator,
+    row_sampler,
+    samples_needed,
+    searched_rows,
+    spec_samples,
+)
+from .ppo import PolicyNet, PPOAgent
+
+#: The weight of the point difference in the reward the shipped networks were trained with
+#: (``configs/partnership.yaml``, ``configs/two_player.yaml``: ``points_weight``); finished
+#: playouts are scored with it so that they are on the critic's scale.
+TRAINED_POINT_WEIGHT = 0.177
+
+
+def concat_states(states: list[State]) -> State:
+    """One state holding the lanes of ``states`` one after the other."""
+    return State(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in dataclasses.fields(State)})
+
+
+class SearchAgent(Agent):
+    """PIMC with the policy network's playouts and the critic's leaf values (module docstring).
+
+    ``num_samples``: sampled deals per decision; ``depth``: plies the network plays after the
+    candidate action before the critic values the game (``None``: to the end of the hand, no
+    critic); ``top_k``: search only the ``top_k`` most likely actions of the network (``None``:
+    every legal action); ``prior_weight``: weight of the network's log-probability of an action
+    added to its mean value (> 0 also breaks ties for the network's choice); ``leaf``: what values
+    a game still unfinished after ``depth`` plies, ``"critic"`` (the network's critic) or
+    ``"rules"`` (played to the end by PIMC's rule-based playout policy); ``max_lanes``: lanes
+    played out at once; ``net``: the network (default: the shipped one of ``rules``). Defaults:
+    16 samples, 4 plies, the critic (docs/strength.md, "Search agent"; about 0.005 s a move,
+    docs/search_speed.md).
+    """
+
+    name = "search"
+    takes_keys = True
+    DEFAULT_SAMPLES = 16
+    DEFAULT_DEPTH: int | None = 4
+    DEFAULT_PRIOR_WEIGHT = 0.05
+
+    def __init__(self, rules: Rules, seed: int = 0, num_samples: int | None = None, depth: int | None = DEFAULT_DEPTH,
+                 top_k: int | None = None, prior_weight: float = DEFAULT_PRIOR_WEIGHT, leaf: str = "critic",
+                 max_lanes: int = 16384, net: PolicyNet | None = None):
+        super().__init__(rules, seed)
+        if net is None:
+            try:
+                net = PPOAgent(rules).net
+            except ValueError:
+                raise ValueError(f"no search agent for these rules: it needs a shipped network, and the shipped ones "
+                                 f"play the presets {', '.join(shipped_presets())}") from None
+        if rules.num_sides != 2:
+            raise ValueError("the search agent values games for two sides")
+        self.net = net.eval()
+        self.game = Game(rules)
+        self.num_samples = int(num_samples if num_samples is not None else self.DEFAULT_SAMPLES)
+        if self.num_samples < 1:
+            raise ValueError(f"num_samples must be at least 1, got {self.num_samples}")
+        if depth is not None and depth < 0:
+            raise ValueError(f"depth must be at least 0 (or None), got {depth}")
+        if top_k is not None and top_k < 1:
+            raise ValueError(f"top_k must be at least 1 (or None), got {top_k}")
+        self.depth, self.top_k, self.max_lanes = depth, top_k, int(max_lanes)
+        self.prior_weight = float(prior_weight)
+        if leaf not in ("critic", "rules"):
+            raise ValueError(f"bad leaf {leaf!r}: expected 'critic' or 'rules'")
+        self.leaf = leaf
+        self._side = sides_of_seats(rules)
+        self.last_values: dict[int, float] = {}
+        """Mean value of each candidate action at the last decision searched (the last row)."""
+        self.name = f"search:{self.num_samples}"
+
+    @classmethod
+    def from_spec(cls, arg: str, rules: Rules, seed: int = 0) -> SearchAgent:
+        """``"64"``: 64 samples per decision."""
+        return cls(rules, seed=seed, num_samples=spec_samples("search", arg))
+
+    # -- the network ------------------------------------------------------------------------
+    @torch.no_grad()
+    def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return self.net.logits(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
+
+    def _policy(self, game: Game, s: State) -> np.ndarray:
+        """The network's most likely legal action for the seat to act in every unfinished lane."""
+        action = np.zeros(s.batch_size, dtype=np.int64)
+        active = np.flatnonzero(~s.done)
+        if len(active):
+            part = s.take(active)
+            obs = encode_observation(self.rules, part, part.current.astype(np.int64))
+            action[active] = self._logits(obs, game.legal_action_mask(part)).argmax(axis=1)
+        return action
+
+    @torch.no_grad()
+    def _leaf_values(self, s: State) -> np.ndarray:
+        """Value of every lane for seat 0 (the observer): the reward of a finished hand, the
+        critic's value of an unfinished one."""
+        values = playout_scores(self.game, s, TRAINED_POINT_WEIGHT)
+        active = np.flatnonzero(~s.done)
+        if len(active):
+            part = s.take(active)
+            seat = part.current.astype(np.int64)
+            critic = self.net.value(torch.from_numpy(encode_perfect_information(self.rules, part, seat))).double().numpy()
+            same_side = self._side[seat] == self._side[0]
+            values[active] = np.where(same_side, critic, -critic)
+        return values
+
+    # -- the search -------------------------------------------------------------------------
+    def candidates(self, observations: np.ndarray, masks: np.ndarray, rows: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The actions searched in each row, in action id order, with the network's
+        log-probabilities of them: every legal action, or the ``top_k`` the network likes best."""
+        if not rows:
+            return []
+        logits = torch.from_numpy(self._logits(np.asarray(observations)[rows], masks[rows]))
+        log_prior = torch.log_softmax(logits.double(), dim=1).numpy()
+        out = []
+        for k, row in enumerate(rows):
+            acts = np.flatnonzero(masks[row])
+            if self.top_k is not None:
+                acts = np.sort(acts[np.argsort(-log_prior[k, acts], kind="stable")[: self.top_k]])
+            out.append((acts, log_prior[k, acts]))
+        return out
+
+    def act_batch(self, observations, masks, keys=None):
+        """With ``keys``, row i's deals are drawn from ``streams.generator(mix(self.seed,
+        keys[i]))``, else from ``self.rng`` (row after row)."""
+        masks = np.asarray(masks, dtype=bool)
+        observations = np.asarray(observations)
+        info = decode_infoset(self.rules, observations, masks)
+        out = np.zeros(len(masks), dtype=np.int64)
+        rows = searched_rows(masks, out)
+        cands = self.candidates(observations, masks, rows)
+        pending: list[tuple[int, np.ndarray, np.ndarray, State]] = []
+        lanes = 0
+        for row, (legal, log_prior) in zip(rows, cands):
+            if len(legal) == 1:
+                out[row] = legal[0]
+                continue
+            sampler = row_sampler(info, row)
+            size = samples_needed(sampler, self.num_samples, deterministic=True)
+            deals = sampler.sample(row_generator(self, keys, row), size)
+            pending.append((row, legal, log_prior, candidate_lanes(self.game, info, row, legal, *deals)))
+            lanes += size * len(legal)
+            if lanes >= self.max_lanes:
+                self._choose(pending, out)
+                pending, lanes = [], 0
+        if pending:
+            self._choose(pending, out)
+        return out
+
+    def _choose(self, pending: list[tuple[int, np.ndarray, np.ndarray, State]], out: np.ndarray) -> None:
+        """Play out the lanes of the pending rows together and write each row's choice."""
+        s = concat_states([lanes for *_, lanes in pending])
+        play_out(self.game, s, self._policy, plies=self.depth)
+        if self.leaf == "rules":
+            play_out(self.game, s)  # PIMC's rule-based playout policy to the end of the hand
+        values = self._leaf_values(s)
+        start = 0
+        for row, legal, log_prior, lanes in pending:
+            means = values[start : start + lanes.batch_size].reshape(-1, len(legal)).mean(axis=0)
+            start += lanes.batch_size
+            self.last_values = {int(a): float(v) for a, v in zip(legal, means)}
+            # The prior term also breaks exact ties (rounded away) for the network's choice.
+            score = np.round(means, 9) + self.prior_weight * log_prior
+            best = np.flatnonzero(score == score.max())
+            out[row] = legal[best[np.argmax(log_prior[best])]]
