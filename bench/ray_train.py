@@ -2,14 +2,16 @@
 update) in this process and on a private Ray instance with 1 and 2 workers, then the learner's
 PPO update alone on the driver.
 
-    python -m bench.ray_train [--config configs/partnership.yaml] [--updates 10] [--threads 2] [--json FILE]
+    python -m bench.ray_train [--config configs/partnership.yaml] [--updates 10] [--threads 2] [--num-envs G] [--json FILE]
     python -m bench.ray_train --quick          # a few tiny rollouts: does it run?
 
 Rollouts: learner decisions/s (num_envs x num_steps per rollout) and env decisions/s (every seat's
 decisions) over ``--updates`` rollouts after one warm-up rollout (actor start, first deals), the
 weights and the pool sent through the object store each time as in a run. The update: rollout
 decisions (samples) per second of ``ppo_update`` (update_epochs passes) on ``--device``, on the
-last rollout collected. Needs the ``[ray]`` extra and a quiet machine (see bench/ray_eval.py):
+last rollout collected. Strong scaling compares N workers with 1 worker on the same games (each
+of N workers has num_envs / N of them); weak scaling adds one worker with the games of one shard
+(``ray_1_worker_<G>_games``), the per-worker load of the N-worker run. Needs the ``[ray]`` extra and a quiet machine (see bench/ray_eval.py):
 each actor runs one torch thread, this process ``--threads``, and on a loaded machine more torch
 threads than idle cores are many times slower than one.
 """
@@ -53,13 +55,16 @@ def main(argv=None) -> None:
     parser.add_argument("--device", default="cpu", help="where the update runs")
     parser.add_argument("--threads", type=int, default=None,
                         help="torch threads of this process (the local rollout, the update); default: the config's")
+    parser.add_argument("--num-envs", type=int, default=None, help="games in all (default: the config's)")
     parser.add_argument("--quick", action="store_true", help="64 games, 2 rollouts: a check that it runs")
     parser.add_argument("--json", default=None, help="write the figures here")
     opts = parser.parse_args(argv)
-    quick = ["--num-envs", "64", "--num-minibatches", "2"] if opts.quick else []
+    sizes = ["--num-envs", str(opts.num_envs)] if opts.num_envs else []
+    if opts.quick:
+        sizes = ["--num-envs", "64", "--num-minibatches", "2"]
     updates = 2 if opts.quick else opts.updates
     threads = ["--threads", str(opts.threads)] if opts.threads else []
-    args = train.parse_args(["--config", opts.config, *quick, *threads, "--device", opts.device, "--eval-every", "0"])
+    args = train.parse_args(["--config", opts.config, *sizes, *threads, "--device", opts.device, "--eval-every", "0"])
     rules = make_rules(args.preset, **args.rule_overrides)
     torch.set_num_threads(args.threads)
     net = train.PolicyNet(rules, args.hidden, args.central_critic)
@@ -75,6 +80,9 @@ def main(argv=None) -> None:
         distributed = dataclasses.replace(args, ray="local", num_workers=n)
         train.check_args(distributed)
         figures[f"ray_{n}_workers"], buf = rollout_speed(rules, distributed, net, pool, updates)
+    # Weak scaling: one worker with the games of one shard of the largest N (the same per-worker load).
+    shard = dataclasses.replace(args, ray="local", num_workers=1, num_envs=args.num_envs // max(opts.workers))
+    figures[f"ray_1_worker_{shard.num_envs}_games"], _ = rollout_speed(rules, shard, net, pool, updates)
     figures["load_average_after_rollouts"] = os.getloadavg()[0]
 
     device = train.resolve_device(opts.device)
