@@ -8,8 +8,9 @@
 Levels: ``easy`` (the greedy bot: one ply, takes a trick with points cheaply), ``medium``
 (heuristic: counts cards, scores every card by its expected points), ``hard`` (pimc: searches
 over the deals consistent with what it has seen, about 0.05 s a move), ``trained`` (the shipped
-PPO agent) and ``expert``, the strongest (search: the same search over possible deals, played out
-by the shipped network and valued by its critic, a fraction of a second a move), both offered for
+PPO agent) and ``expert`` (search: the same search over possible deals, played out by the
+shipped network and valued by its critic, a fraction of a second a move; the strongest in
+two_player, level with pimc in partnership), both offered for
 the presets that have a shipped network; ``--opponent`` takes any agent name
 or a trained checkpoint path instead (in the partnership game your partner plays at the same
 level unless ``--partner`` says otherwise).
@@ -78,8 +79,8 @@ LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "pimc", "trained": "p
 #: Levels played by a shipped network: offered only for the presets that have one.
 NETWORK_LEVELS = ("trained", "expert")
 LEVEL_HELP = ("easy = greedy (one ply), medium = heuristic (counts cards), hard = pimc (search over possible "
-              "deals), trained = the shipped PPO agent, expert = search (the strongest: pimc played out by the "
-              "shipped network) (trained and expert: presets {})")
+              "deals), trained = the shipped PPO agent, expert = search (pimc played out by the shipped "
+              "network; strongest in two_player) (trained and expert: presets {})")
 MOVES_HELP = ("At your turn type a number from the list of legal moves, or the move: a card, face then suit "
               "(faces A 2 3 4 5 6 7 S C R, suits o c e b: Ao, 3c, Rb), sing-o .. sing-b, tute, exchange or pass. "
               "Commands: help, table, tricks, quit (or Ctrl-C).")

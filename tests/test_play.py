@@ -178,7 +178,7 @@ def test_help_names_each_level_and_how_to_type_a_move():
                           timeout=300).stdout
     text = " ".join(text.split())
     for words in ("easy = greedy", "medium = heuristic", "hard = pimc", "trained = the shipped PPO agent",
-                  "expert = search (the strongest", "(trained and expert: presets partnership, two_player)", "faces A 2 3 4 5 6 7 S C R", "sing-o", "tricks"):
+                  "expert = search (pimc played out", "(trained and expert: presets partnership, two_player)", "faces A 2 3 4 5 6 7 S C R", "sing-o", "tricks"):
         assert words in text
 
 
