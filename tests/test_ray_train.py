@@ -108,7 +108,8 @@ def test_a_killed_distributed_run_resumes_with_nothing_lost(whole, tmp_path):
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.time() + 600
-    while time.time() < deadline and not ((killed / "log.csv").exists() and len(log_rows(killed)) >= 3):
+    while time.time() < deadline and proc.poll() is None and not (
+            (killed / "log.csv").exists() and len(log_rows(killed)) >= 3):
         time.sleep(0.005)
     proc.send_signal(signal.SIGKILL)
     proc.wait()

@@ -69,7 +69,7 @@ def test_killed_run_resumes_with_nothing_lost(tmp_path):
     proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *common, "--run-dir", str(killed)], env=env,
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 600  # generous: a loaded machine starts the subprocess slowly
-    while time.time() < deadline:
+    while time.time() < deadline and proc.poll() is None:  # a run that died early fails below, at once
         if (killed / "log.csv").exists() and len(log_rows(killed)) >= 3:
             break
         time.sleep(0.005)
