@@ -52,7 +52,7 @@ from tqdm import tqdm
 
 import evaluate
 from agents import make_agent
-from agents.ppo import FORMAT, PolicyNet, PPOAgent, atomic_save, load_checkpoint, resolve_device, save_policy, widen
+from agents.ppo import FORMAT, PolicyNet, PolicyStack, PPOAgent, atomic_save, load_checkpoint, resolve_device, save_policy, widen
 from tute_env.cards import U64
 from tute_env.core import Game, State
 from tute_env.observation import encode_observation, encode_perfect_information
@@ -258,6 +258,17 @@ class Pool:
         self.agents.append(self._snapshot_agent(snap))
         self.snapshots.append(snap)
         self.score = np.append(self.score, 0.5)
+        self._stack()
+
+    def _stack(self) -> None:
+        """Run the snapshots' networks as one :class:`PolicyStack` (one forward a table round)."""
+        snapshots = [agent for agent, snap in zip(self.agents, self.snapshots) if snap is not None]
+        if snapshots and snapshots[0].stack is not None and snapshots[0].stack.agents == snapshots:
+            return
+        for agent in snapshots:
+            agent.stack = None
+        if len(snapshots) > 1:
+            PolicyStack(snapshots)
 
     def _snapshot_agent(self, state_dict) -> PPOAgent:
         net = frozen_net(self.rules, self.hidden, self.central_critic, self.device)
@@ -284,6 +295,7 @@ class Pool:
         self.score = data["score"].numpy().copy()
         self.agents = [players.get(name) or (make_agent(name, self.rules) if snap is None else self._snapshot_agent(snap))
                        for name, snap in zip(self.names, self.snapshots)]
+        self._stack()
 
     def reseed(self, seq: np.random.SeedSequence) -> None:
         """Each player draws from its own child of ``seq`` (bots from ``rng``, snapshots from

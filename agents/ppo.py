@@ -169,6 +169,7 @@ class PPOAgent(Agent):
 
     name = "ppo"
     takes_keys = True
+    stack: PolicyStack | None = None  # set when a PolicyStack runs this agent's network with others
 
     def __init__(self, rules: Rules, seed: int = 0, net: PolicyNet | None = None, greedy: bool = True,
                  device: str | torch.device = "cpu"):
@@ -213,7 +214,10 @@ class PPOAgent(Agent):
     @torch.no_grad()
     def act_batch(self, observations, masks, keys=None):
         obs = torch.as_tensor(np.asarray(observations)).to(self.device)
-        logits = self.net.logits(obs, torch.as_tensor(np.asarray(masks, bool)).to(self.device))
+        return self.choose(self.net.logits(obs, torch.as_tensor(np.asarray(masks, bool)).to(self.device)), keys)
+
+    def choose(self, logits: torch.Tensor, keys=None) -> np.ndarray:
+        """Actions from masked logits (k, 47): greedy, keyed or sampled from ``generator``."""
         if self.greedy:
             return logits.argmax(dim=1).cpu().numpy()
         if keys is not None:
@@ -222,6 +226,60 @@ class PPOAgent(Agent):
             # The first action whose cumulative probability passes u: never one of probability 0.
             return (cum > u[:, None]).argmax(axis=1).astype(np.int64)
         return torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.generator)[:, 0].cpu().numpy()
+
+
+class PolicyStack:
+    """The policy networks of several :class:`PPOAgent` of one architecture, run as one batched
+    forward pass. Each agent's ``stack`` is set to the stack; a :class:`~tute_env.table.Table`
+    calls all the agents of a stack that act in a round at once (:meth:`act_many`): the opponent
+    pool's K snapshots cost one forward a round instead of K small ones. Each agent then chooses
+    from its own rows' logits as its ``act_batch`` would (:meth:`PPOAgent.choose`). The weights
+    are copied when the stack is built (and cast once to an autocast dtype when first run under
+    it): build a new stack when a network's weights change."""
+
+    def __init__(self, agents: list[PPOAgent]):
+        self.agents = list(agents)
+        self.member = {id(agent): j for j, agent in enumerate(self.agents)}
+        nets = [agent.net for agent in self.agents]
+        self.device = self.agents[0].device
+        if any(agent.device != self.device for agent in self.agents) or any(
+                net.config != nets[0].config or not torch.equal(net.obs_scale, nets[0].obs_scale) for net in nets):
+            raise ValueError("a PolicyStack needs networks of one architecture and rules on one device")
+        self.scale = nets[0].obs_scale
+        layers = [[m for m in (*net.policy_body, net.policy_head) if isinstance(m, nn.Linear)] for net in nets]
+        # Per layer: weights (K, in, out) and biases (K, 1, out).
+        self.layers = {torch.float32: [(torch.stack([ls[i].weight.detach().T for ls in layers]).contiguous(),
+                                        torch.stack([ls[i].bias.detach()[None] for ls in layers]))
+                                       for i in range(len(layers[0]))]}
+        for agent in self.agents:
+            agent.stack = self
+
+    def _layers(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        kind = self.device.type
+        dtype = torch.get_autocast_dtype(kind) if torch.is_autocast_enabled(kind) else torch.float32
+        if dtype not in self.layers:
+            self.layers[dtype] = [(w.to(dtype), b.to(dtype)) for w, b in self.layers[torch.float32]]
+        return self.layers[dtype]
+
+    @torch.no_grad()
+    def act_many(self, calls: list[tuple[PPOAgent, np.ndarray, np.ndarray, np.ndarray | None]]) -> list[np.ndarray]:
+        """``calls``: (agent, observations, masks, keys or None) per agent of this stack (each
+        at most once); returns each agent's actions, what its ``act_batch`` would choose."""
+        # Every member's network runs (no rows for those not called): one batched product a layer.
+        members = [self.member[id(agent)] for agent, *_ in calls]
+        sizes = [len(obs) for _, obs, _, _ in calls]
+        obs = np.zeros((len(self.agents), max(sizes), self.scale.numel()), np.int8)
+        mask = np.zeros((len(self.agents), max(sizes), NUM_ACTIONS), bool)
+        for j, (_, o, m, _) in zip(members, calls):
+            obs[j, : len(o)], mask[j, : len(m)] = o, m
+        layers = self._layers()
+        h = (torch.from_numpy(obs).to(self.device) * self.scale).to(layers[0][0].dtype)
+        for i, (w, b) in enumerate(layers):
+            h = torch.baddbmm(b, h, w)
+            if i < len(layers) - 1:
+                h = torch.relu(h)
+        logits = h.float().masked_fill(~torch.from_numpy(mask).to(self.device), -1e9)
+        return [agent.choose(logits[j, :n], keys) for j, n, (agent, _, _, keys) in zip(members, sizes, calls)]
 
 
 def export(checkpoint: str | Path, out: str | Path) -> None:

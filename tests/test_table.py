@@ -11,9 +11,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from agents import make_agent
+from agents.ppo import PolicyNet, PolicyStack, PPOAgent
 from tute_env.core import Game
+from tute_env.observation import encode_observation
 from tute_env.rules import PRESETS, make_rules
 from tute_env.scoring import MAX_HAND_POINTS, Scoring
 from tute_env.table import LEARNER, RandomPolicy, Table
@@ -132,6 +135,98 @@ def test_illegal_policy_actions_and_bad_seats_are_named():
         Table(game, [Bad()], [0, 0, 0])
     with pytest.raises(ValueError, match="policy indices"):
         Table(game, [Bad()], [0, 1])
+
+
+# ----------------------------------------------------------------------------------------------
+# Stacks: several networks in one forward pass, each choosing as it would alone
+# ----------------------------------------------------------------------------------------------
+def _nets(rules, count, hidden=(64, 32)):
+    nets = []
+    for k in range(count):
+        torch.manual_seed(k)
+        nets.append(PolicyNet(rules, hidden).eval())
+    return nets
+
+
+def _play(rules, agents, seed, streams=None, autocast=False):
+    """Every game of a 40-game batch played out by ``agents`` on random seats; the actions."""
+    game = Game(rules)
+    state = game.random_state(np.random.default_rng(seed), 40)
+    seats = np.random.default_rng(seed + 1).integers(0, len(agents), size=(40, rules.num_players))
+    recorder = Recorder()
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+        Table(game, agents, seats, hooks=[recorder], streams=streams).advance(state)
+    return recorder.log
+
+
+@pytest.mark.parametrize("preset", ["partnership", "two_player"])
+@pytest.mark.parametrize("mode", ["greedy", "sampled", "keyed"])
+def test_a_stack_of_networks_plays_as_its_networks_alone(preset, mode):
+    rules = make_rules(preset)
+
+    def agents(stacked):
+        out = [PPOAgent(rules, seed=10 + k, net=net, greedy=mode == "greedy") for k, net in enumerate(_nets(rules, 3))]
+        if stacked:
+            PolicyStack(out[:2])  # two stacked, one alone: both kinds at one table
+        return [*out, make_agent("heuristic", rules)]
+
+    streams = np.arange(40) * 7 if mode == "keyed" else None
+    alone, together = _play(rules, agents(False), 3, streams), _play(rules, agents(True), 3, streams)
+    assert len(alone) > 40 * 20 and together == alone
+
+
+class Recording(PPOAgent):
+    """A PPO agent that keeps the logits it chose from."""
+
+    logits = None
+
+    def choose(self, logits, keys=None):
+        self.logits = logits
+        return super().choose(logits, keys)
+
+
+def test_a_stack_computes_its_members_logits_in_float32_and_bfloat16():
+    rules = make_rules("partnership")
+    members = [Recording(rules, seed=k, net=net) for k, net in enumerate(_nets(rules, 3, hidden=(256, 256)))]
+    stack = PolicyStack(members)
+    game = Game(rules)
+    state = game.random_state(np.random.default_rng(0), 30)
+    obs = encode_observation(rules, state, state.current.astype(np.intp))
+    masks = game.legal_action_mask(state)
+    for autocast, tolerance in ((False, 1e-4), (True, 0.1)):
+        for member in members:
+            member.logits = None
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+            stack.act_many([(members[2], obs[:7], masks[:7], None), (members[0], obs[7:], masks[7:], None)])
+            for member, rows in ((members[2], slice(0, 7)), (members[0], slice(7, None))):
+                want = member.net.logits(torch.from_numpy(obs[rows]), torch.from_numpy(masks[rows]))
+                legal = torch.from_numpy(masks[rows])
+                assert torch.allclose(member.logits[legal], want[legal], atol=tolerance, rtol=0.02)
+                assert (member.logits[~legal] < -1e8).all()
+        assert members[1].logits is None  # a member not called chooses nothing
+
+
+def test_a_stack_needs_one_architecture_and_names_an_illegal_choice():
+    rules = make_rules("two_player")
+    small, wide = _nets(rules, 1)[0], PolicyNet(rules, (32, 32))
+    with pytest.raises(ValueError, match="one architecture"):
+        PolicyStack([PPOAgent(rules, net=small), PPOAgent(rules, net=wide)])
+
+    class Contrary(PPOAgent):
+        def choose(self, logits, keys=None):
+            return logits.argmin(dim=1).numpy()  # a masked-out action
+
+        def __repr__(self):
+            return "contrary-net"
+
+    agents = [Contrary(rules, net=net) for net in _nets(rules, 2)]
+    PolicyStack(agents)
+    game = Game(rules)
+    state = game.random_state(np.random.default_rng(0), 4)
+    before = state.copy()
+    with pytest.raises(ValueError, match="contrary-net at seat .* illegal action"):
+        Table(game, agents, [0, 1]).advance(state)
+    np.testing.assert_array_equal(state.hands, before.hands)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -141,6 +141,33 @@ def test_masked_policy_never_samples_an_illegal_action():
         game.step(state, actions)
 
 
+def test_the_pools_snapshots_play_as_one_stack_kept_up_to_date():
+    rules = make_rules("two_player")
+    pool = train.Pool(rules, ["random", "greedy"], seed=0, capacity=3, hidden=(32,), central_critic=False)
+    nets = [PolicyNet(rules, (32,)) for _ in range(4)]
+    for k in range(3):
+        pool.add_snapshot(nets[k], f"snapshot@{k}")
+    snapshots = pool.agents[2:]
+    assert snapshots[0].stack is not None and snapshots[0].stack.agents == snapshots
+    assert all(agent.stack is snapshots[0].stack for agent in snapshots)
+    assert getattr(pool.agents[0], "stack", None) is None  # bots act alone
+    pool.add_snapshot(nets[3], "snapshot@3")  # full: the oldest snapshot leaves, the stack follows
+    assert pool.names == ["random", "greedy", "snapshot@1", "snapshot@2", "snapshot@3"]
+    assert pool.agents[2].stack.agents == pool.agents[2:]
+    copy = train.Pool(rules, ["random", "greedy"], seed=0, capacity=3, hidden=(32,), central_critic=False)
+    copy.load(pool.state())
+    assert copy.agents[2].stack.agents == copy.agents[2:]
+    stack = copy.agents[2].stack
+    copy.load(pool.state())  # the same entries again: the same stack
+    assert copy.agents[2].stack is stack
+    game = Game(rules)
+    state = game.random_state(np.random.default_rng(0), 64)
+    for k in range(2, 5):
+        torch.testing.assert_close(stack.layers[torch.float32][0][0][k - 2], copy.agents[k].net.policy_body[0].weight.T)
+    table = train.Table(game, copy.agents, np.random.default_rng(1).integers(0, 5, size=(64, 2)))
+    assert table.advance(state) > 64 * 20 and state.done.all()
+
+
 def test_a_run_resumed_with_wider_layers_keeps_its_policy_and_trains_on(tmp_path):
     run = tmp_path / "smoke"
     train.main(["--config", SMOKE, "--run-dir", str(run)])

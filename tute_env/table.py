@@ -19,6 +19,10 @@ seats that are not the caller's own through a :class:`Table`:
   game waits for a learner or is over. With ``on_done`` it also reports finished games, deals
   them anew (the next seat dealing, R2) and plays on: the way to keep B games running.
 * :meth:`Table.step` applies actions chosen outside (a learner's), checked like every other.
+* **Stacks**: policies whose ``stack`` attribute is one object (e.g. the opponent pool's
+  snapshot networks, :class:`agents.ppo.PolicyStack`) are called together, once a round:
+  ``stack.act_many([(policy, observations, masks, keys or None), ...])`` returns each policy's
+  actions, what its own ``act_batch`` would choose. Only the number of calls changes.
 * **Keyed draws** (:mod:`tute_env.streams`): ``Table(..., streams=ids)`` gives each lane a
   stream id ((B,) integers; evaluation uses ``mix(deal seed, seating)``). A policy whose
   ``takes_keys`` attribute is true is then called as ``act_batch(observations, masks,
@@ -151,18 +155,27 @@ class Table:
         obs = encode_observation(self.rules, state, seat)
         masks = self.game.legal_action_mask(state)
         actions = np.zeros(state.batch_size, np.int64)
+        groups: dict[int, list] = {}  # the policies acting this round, those of one stack together
         for k in np.unique(who[who != LEARNER]):
-            rows = np.flatnonzero(who == k)
-            policy = self.policies[k]
-            if self.streams is not None and getattr(policy, "takes_keys", False):
-                chosen = np.asarray(policy.act_batch(obs[rows], masks[rows], keys=self._keys(state, rows)))
+            policy, rows = self.policies[k], np.flatnonzero(who == k)
+            keys = self._keys(state, rows) if self.streams is not None and getattr(policy, "takes_keys", False) else None
+            stack = getattr(policy, "stack", None)
+            groups.setdefault(id(stack) if stack is not None else -1 - int(k), []).append((policy, rows, keys))
+        for group in groups.values():
+            stack = getattr(group[0][0], "stack", None)
+            if stack is not None:
+                chosen = stack.act_many([(policy, obs[rows], masks[rows], keys) for policy, rows, keys in group])
             else:
-                chosen = np.asarray(policy.act_batch(obs[rows], masks[rows]))
-            if chosen.shape != rows.shape or chosen.dtype.kind not in "iu":
-                raise ValueError(f"policy {self.policies[k]!r} returned {chosen.shape} {chosen.dtype} actions "
-                                 f"for {rows.size} decisions; expected {rows.size} integers")
-            self._check_legal(state, rows, chosen, f"policy {self.policies[k]!r}")
-            actions[rows] = chosen
+                (policy, rows, keys), = group
+                kwargs = {} if keys is None else {"keys": keys}
+                chosen = [policy.act_batch(obs[rows], masks[rows], **kwargs)]
+            for (policy, rows, _), acts in zip(group, chosen):
+                acts = np.asarray(acts)
+                if acts.shape != rows.shape or acts.dtype.kind not in "iu":
+                    raise ValueError(f"policy {policy!r} returned {acts.shape} {acts.dtype} actions "
+                                     f"for {rows.size} decisions; expected {rows.size} integers")
+                self._check_legal(state, rows, acts, f"policy {policy!r}")
+                actions[rows] = acts
         return actions
 
     def step(self, state: State, actions, active=None) -> State:
