@@ -52,7 +52,8 @@ from tqdm import tqdm
 
 import evaluate
 from agents import make_agent
-from agents.ppo import FORMAT, PolicyNet, PolicyStack, PPOAgent, atomic_save, load_checkpoint, resolve_device, save_policy, widen
+from agents.ppo import (FORMAT, PolicyNet, PolicyStack, PPOAgent, atomic_save, load_checkpoint, resolve_device, sample,
+                        save_policy, widen)
 from tute_env.cards import U64
 from tute_env.core import Game, State
 from tute_env.observation import encode_observation, encode_perfect_information
@@ -509,9 +510,9 @@ def collect_rollout(net, games: SelfPlayGames, buf: Rollout, critic_enc, args: A
         buf.masks[t] = games.game.legal_action_mask(s)
         with torch.no_grad():
             obs_t = torch.from_numpy(np.ascontiguousarray(buf.obs[t])).to(device)
-            dist = torch.distributions.Categorical(logits=net.logits(obs_t, torch.from_numpy(buf.masks[t]).to(device)))
-            action = torch.multinomial(dist.probs, 1, generator=generator)[:, 0]
-            buf.logprobs[t] = dist.log_prob(action)
+            logits = net.logits(obs_t, torch.from_numpy(buf.masks[t]).to(device))
+            action = sample(logits, generator)
+            buf.logprobs[t] = torch.log_softmax(logits, dim=1).gather(1, action[:, None])[:, 0]
             buf.values[t] = net.value(torch.from_numpy(buf.critic[t]).to(device))
         buf.actions[t] = action
         reward, ended, results = games.step(action.cpu().numpy())

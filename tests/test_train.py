@@ -15,7 +15,7 @@ import torch
 
 import train
 from agents import make_agent
-from agents.ppo import PolicyNet, export, load_checkpoint
+from agents.ppo import PolicyNet, export, load_checkpoint, sample
 from tute_env.core import Game
 from tute_env.observation import encode_observation
 from tute_env.rules import make_rules
@@ -127,18 +127,28 @@ def test_masked_policy_never_samples_an_illegal_action():
     rng = np.random.default_rng(0)
     state = game.random_state(rng, 512)
     net = PolicyNet(rules, (32,))
-    torch.manual_seed(0)
+    generator = torch.Generator().manual_seed(0)
     for _ in range(25):
         obs = encode_observation(rules, state, np.maximum(state.current, 0))
         mask = game.legal_action_mask(state)
         running = ~state.done
         logits = net.logits(torch.from_numpy(obs), torch.from_numpy(mask))
         for _ in range(20):
-            action = torch.distributions.Categorical(logits=logits[running]).sample().numpy()
+            action = sample(logits[running], generator).numpy()
             assert mask[running][np.arange(running.sum()), action].all()
         actions = np.zeros(512, np.int64)
         actions[running] = action
         game.step(state, actions)
+
+
+def test_sampling_follows_the_softmax_and_its_generator():
+    logits = torch.tensor([[0.0, 1.0, -1e9, 2.0, -0.5]]).repeat(200_000, 1)
+    first = sample(logits, torch.Generator().manual_seed(3))
+    freq = np.bincount(first.numpy(), minlength=5) / len(first)
+    want = torch.softmax(logits[0], 0).numpy()
+    assert freq[2] == 0 and np.abs(freq - want).max() < 0.005  # 5 standard errors at most
+    assert torch.equal(first, sample(logits, torch.Generator().manual_seed(3)))
+    assert not torch.equal(first, sample(logits, torch.Generator().manual_seed(4)))
 
 
 def test_the_pools_snapshots_play_as_one_stack_kept_up_to_date():
