@@ -597,6 +597,20 @@ class RolloutWorker:
         self.loaded = games
 
 
+class RayRolloutWorker(RolloutWorker):
+    """A :class:`RolloutWorker` on a Ray actor. The pool's snapshots arrive as object refs
+    (:meth:`RayWorkers._by_ref`): it fetches those of entries new to its copy of the pool and
+    keeps the rest, so an update brings only the weights and new snapshots."""
+
+    def collect(self, update: int, weights: dict, pool: dict) -> Rollout:
+        import ray
+
+        have = dict(zip(self.pool.names, self.pool.snapshots))
+        snapshots = [have[name] if name in have else ref if ref is None else ray.get(ref)
+                     for name, ref in zip(pool["names"], pool["snapshots"])]
+        return super().collect(update, weights, {**pool, "snapshots": snapshots})
+
+
 class Workers:
     """The run's games as ``num_workers`` shards, each a :class:`RolloutWorker`; here one, in
     this process, on the learner's device. :meth:`collect` gathers a rollout of all the games and
@@ -643,7 +657,8 @@ class WorkerLost(RuntimeError):
 class RayWorkers(Workers):
     """The shards on ``num_workers`` Ray actors (one CPU and one torch thread each) of the Ray
     instance ``args.ray`` names (``evaluate.connect_ray``). Each update the learner's weights and
-    the pool are put in Ray's object store once and every actor reads them from there. A worker
+    the pool are put in Ray's object store once and every actor reads them from there; a
+    snapshot's weights are put once in the run (:meth:`_by_ref`). A worker
     that dies (its process or node lost) is replaced by a new actor that loads the shard's games
     as the last completed rollout left them and redoes this update's rollout: the run goes on as
     if nothing happened. After ``RETRIES`` replacements in one update it stops with
@@ -661,7 +676,8 @@ class RayWorkers(Workers):
             raise ValueError(f"--ray {args.ray}: the cluster has {cpus:g} CPUs for {num_workers} workers")
         print(f"ray: {args.ray}, {num_workers} workers, start-up {seconds:.1f} s", file=sys.stderr)
         self.ray, self.rules, self.args, self.device = ray, rules, args, device
-        self.actor = ray.remote(num_cpus=1)(RolloutWorker)
+        self.actor = ray.remote(num_cpus=1)(RayRolloutWorker)
+        self.snapshot_refs: dict[str, object] = {}  # label -> the snapshot's weights in the object store
         self.workers = [self._start(index) for index in range(num_workers)]
         self.states = self._map("state")
 
@@ -672,9 +688,17 @@ class RayWorkers(Workers):
         return worker
 
     def _collect(self, update: int, weights: dict, pool: dict) -> list[Rollout]:
-        call = (update, self.ray.put({k: v.cpu() for k, v in weights.items()}), self.ray.put(pool))
+        call = (update, self.ray.put({k: v.cpu() for k, v in weights.items()}), self.ray.put(self._by_ref(pool)))
         pending = [worker.collect.remote(*call) for worker in self.workers]
         return [self._get(index, ref, call) for index, ref in enumerate(pending)]
+
+    def _by_ref(self, pool: dict) -> dict:
+        """``pool`` with each snapshot's weights as an object ref, put once for the whole run: an
+        update sends only the snapshots added since the last one (:class:`RayRolloutWorker`)."""
+        refs = {name: self.snapshot_refs[name] if name in self.snapshot_refs else self.ray.put(snap)
+                for name, snap in zip(pool["names"], pool["snapshots"]) if snap is not None}
+        self.snapshot_refs = refs  # the snapshots that left the pool are let go
+        return {**pool, "snapshots": [refs.get(name) for name in pool["names"]]}
 
     def _get(self, index: int, ref, call: tuple) -> Rollout:
         """Worker ``index``'s rollout, redone by a replacement if the worker died."""

@@ -175,3 +175,28 @@ def test_exploit_on_ray_workers_plays_that_agent_alone(local_ray, tmp_path):
         seats = shard["seats"].numpy()
         assert set(seats.ravel().tolist()) == {0, LEARNER}
         assert ((seats == LEARNER).sum(axis=1) == 1).all()
+
+
+def test_each_snapshot_goes_to_the_object_store_once(local_ray):
+    args = train.parse_args([*COMMON, *RAY2])
+    rules = train.make_rules(args.preset, **args.rule_overrides)
+    net = train.PolicyNet(rules, args.hidden, args.central_critic)
+    pool = train.Pool(rules, args.bots, args.seed, args.pool_size, args.hidden, args.central_critic)
+    workers = train.RayWorkers(rules, args, torch.device("cpu"))
+    try:
+        pool.add_snapshot(net, "snapshot@0")
+        first = workers.collect(0, net, pool)
+        refs = dict(workers.snapshot_refs)
+        pool.add_snapshot(net, "snapshot@1")
+        pool.add_snapshot(net, "snapshot@2")  # pool_size 2: snapshot@0 leaves
+        sent = workers._by_ref(pool.state())
+        assert list(workers.snapshot_refs) == ["snapshot@1", "snapshot@2"]
+        assert sent["snapshots"][: len(args.bots)] == [None] * len(args.bots)
+        again = workers._by_ref(pool.state())
+        assert again["snapshots"] == sent["snapshots"]  # the same refs: nothing put again
+        assert refs["snapshot@0"] not in again["snapshots"]
+        second = workers.collect(1, net, pool)  # the actors fetch the new snapshots and play them
+        assert first.actions.shape == second.actions.shape
+        assert {int(e) for entry, _ in second.results for e in entry} <= set(range(len(pool.names)))
+    finally:
+        workers.close()
