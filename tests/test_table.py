@@ -168,7 +168,7 @@ def test_a_stack_of_networks_plays_as_its_networks_alone(preset, mode):
         out = [PPOAgent(rules, seed=10 + k, net=net, greedy=mode == "greedy") for k, net in enumerate(_nets(rules, 3))]
         if stacked:
             PolicyStack(out[:2])  # two stacked, one alone: both kinds at one table
-        return [*out, make_agent("heuristic", rules)]
+        return [*out, make_agent("heuristic", rules), out[0]]  # out[0] seated twice: the second acts alone
 
     streams = np.arange(40) * 7 if mode == "keyed" else None
     alone, together = _play(rules, agents(False), 3, streams), _play(rules, agents(True), 3, streams)

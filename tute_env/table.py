@@ -160,10 +160,11 @@ class Table:
             policy, rows = self.policies[k], np.flatnonzero(who == k)
             keys = self._keys(state, rows) if self.streams is not None and getattr(policy, "takes_keys", False) else None
             stack = getattr(policy, "stack", None)
-            groups.setdefault(id(stack) if stack is not None else -1 - int(k), []).append((policy, rows, keys))
-        for group in groups.values():
-            stack = getattr(group[0][0], "stack", None)
-            if stack is not None:
+            together = stack is not None and all(p is not policy for p, _, _ in groups.get(id(stack), ()))
+            groups.setdefault(id(stack) if together else -1 - int(k), []).append((policy, rows, keys))
+        for key, group in groups.items():
+            if key >= 0:  # a stack's policies (a policy seated twice acts alone the second time)
+                stack = group[0][0].stack
                 chosen = stack.act_many([(policy, obs[rows], masks[rows], keys) for policy, rows, keys in group])
             else:
                 (policy, rows, keys), = group
