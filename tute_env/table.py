@@ -152,11 +152,13 @@ class Table:
         called once on the rows it plays, in policy order; checked for legality."""
         seat = np.maximum(state.current, 0).astype(np.intp)
         who = np.where(lanes, self._seat_policy(state, seat), LEARNER)
-        obs = encode_observation(self.rules, state, seat)
+        acting = np.flatnonzero(who != LEARNER)
+        # Only the acting lanes are encoded (late in advance() they are few); row i is lane acting[i].
+        obs = encode_observation(self.rules, state.take(acting), seat[acting])
         masks = self.game.legal_action_mask(state)
         actions = np.zeros(state.batch_size, np.int64)
         groups: dict[int, list] = {}  # the policies acting this round, those of one stack together
-        for k in np.unique(who[who != LEARNER]):
+        for k in np.unique(who[acting]):
             policy, rows = self.policies[k], np.flatnonzero(who == k)
             keys = self._keys(state, rows) if self.streams is not None and getattr(policy, "takes_keys", False) else None
             stack = getattr(policy, "stack", None)
@@ -165,11 +167,12 @@ class Table:
         for key, group in groups.items():
             if key >= 0:  # a stack's policies (a policy seated twice acts alone the second time)
                 stack = group[0][0].stack
-                chosen = stack.act_many([(policy, obs[rows], masks[rows], keys) for policy, rows, keys in group])
+                chosen = stack.act_many([(policy, obs[np.searchsorted(acting, rows)], masks[rows], keys)
+                                         for policy, rows, keys in group])
             else:
                 (policy, rows, keys), = group
                 kwargs = {} if keys is None else {"keys": keys}
-                chosen = [policy.act_batch(obs[rows], masks[rows], **kwargs)]
+                chosen = [policy.act_batch(obs[np.searchsorted(acting, rows)], masks[rows], **kwargs)]
             for (policy, rows, _), acts in zip(group, chosen):
                 acts = np.asarray(acts)
                 if acts.shape != rows.shape or acts.dtype.kind not in "iu":
