@@ -44,12 +44,16 @@ legal card is played. The rules behind the score:
 6. **The last tricks.** The last trick's +10 counts in the trick's worth, and the top trump is
    kept for it.
 
-It reads only the information set (:func:`agents.infoset.decode_infoset`). All of it is numpy
-over the batch: (B, 40) arrays of per-card values.
+It reads only the information set (:func:`agents.infoset.decode_infoset`). The card scores are
+compiled (numba), one game at a time over the batch: a call costs a few microseconds a game, not
+the dozens of small numpy operations per call a vectorised form costs, which dominated a table
+round's time when a few games at a time ask for a move (self-play rollouts, search playouts).
+The weights are compiled in: change them here, not at run time.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from tute_env.cards import (
@@ -70,8 +74,7 @@ from tute_env.cards import (
     STRONGER,
     SUIT_SET,
     U64,
-    popcount,
-    unpack_sets,
+    card_count,
 )
 from tute_env.rules import Rules
 
@@ -81,11 +84,12 @@ from .infoset import InfoSet, decode_infoset
 
 _POINTS = CARD_POINTS.astype(np.float64)
 _STRENGTH = CARD_STRENGTH.astype(np.float64)
+_TIE_KEY = VALUE_KEY.astype(np.float64) * 1e-6  # (4, 40): ties go to the cheapest card
 #: ``_BREAKS[c, s]``: card c is the king or knight of suit s (playing it breaks that pair).
-_BREAKS = np.zeros((NUM_CARDS, 4), bool)
+_BREAKS = np.zeros((NUM_CARDS, 4), np.bool_)
 for _s in range(4):
     _BREAKS[_s * NUM_FACES + KING, _s] = _BREAKS[_s * NUM_FACES + KNIGHT, _s] = True
-_SUIT_OF = CARD_SUIT.astype(np.intp)
+_ZERO = U64(0)
 
 # Tuning constants (points).
 EXTRA_PER_LATER_CARD = 1.5  # expected points each later card adds to a trick (R5 duties in force)
@@ -109,24 +113,6 @@ FREE_TRUMP_WILL = 0.3  # free phase: chance an opponent trumps a trick worth lit
 FREE_TRUMP_WILL_RICH = 0.85  # ... a trick worth 10 or more
 
 
-class _Seat:
-    """What the observer can tell about one other seat's hand (for all lanes)."""
-
-    def __init__(self, known: np.ndarray, free: np.ndarray, q: np.ndarray):
-        self.known = known  # (B,) cards known to be there
-        self.free = free  # (B,) unknown-location cards it may hold
-        self.q = q  # (B,) chance that a given free card is there
-        self._log_miss = np.log1p(-np.minimum(q, 1 - 1e-9))
-
-    def p_any(self, sets: np.ndarray) -> np.ndarray:
-        """P(the seat holds at least one card of each set); ``sets`` (B,) or (B, k)."""
-        shape = (-1,) + (1,) * (sets.ndim - 1)
-        known = (sets & self.known.reshape(shape)) != 0
-        m = popcount(sets & self.free.reshape(shape))
-        p = 1 - np.exp(m * self._log_miss.reshape(shape))
-        return np.where(known, 1.0, p)
-
-
 class HeuristicAgent(Agent):
     """A rule-based player that counts cards and scores each card by its expected points
     (rules in the module docstring)."""
@@ -141,242 +127,287 @@ class HeuristicAgent(Agent):
 def heuristic_actions(rules: Rules, info: InfoSet) -> np.ndarray:
     """(B,) the heuristic's actions for a batch of information sets."""
     mask = info.mask
-    trump = info.trump.astype(np.intp)
-    actions = declaration_actions(mask, trump, info.shown_card, rules)
+    actions = declaration_actions(mask, info.trump.astype(np.intp), info.shown_card, rules)
     legal = mask[:, :NUM_CARDS]
     todo = np.flatnonzero((actions < 0) & legal.any(axis=1))
     if todo.size:
-        sub = _take(info, todo)
-        value = card_values(rules, sub)
-        value = np.where(legal[todo], value, -np.inf)
-        # Ties: the cheapest card.
-        value -= VALUE_KEY[trump[todo]] * 1e-6
-        actions[todo] = value.argmax(axis=1)
+        actions[todo] = card_values(rules, info, todo).argmax(axis=1)
     # Rows with nothing legal (a finished game): 0, as the other bots answer.
     return np.maximum(actions, 0).astype(np.int64)
 
 
-def _take(info: InfoSet, rows: np.ndarray) -> InfoSet:
-    if len(rows) == info.batch_size:
-        return info
-    fields = {k: (v[rows] if isinstance(v, np.ndarray) else v) for k, v in vars(info).items()}
-    return InfoSet(**fields)
+def card_values(rules: Rules, info: InfoSet, rows: np.ndarray | None = None) -> np.ndarray:
+    """(len(rows), 40) expected value in points of playing each legal card (-inf for the others),
+    ties broken for the cheapest card, of the information sets ``rows`` (default: all)."""
+    rows = np.arange(info.batch_size) if rows is None else np.asarray(rows, np.intp)
+    _check(rules, info, rows)
+    flags = np.array([rules.num_players, rules.num_tricks, rules.partnerships, rules.has_stock,
+                      rules.partnerships and rules.singers == "side", rules.forty_before_twenty,
+                      rules.tute != "off"], np.int64)
+    c = np.ascontiguousarray
+    return _card_values(rows, flags, c(info.mask[:, :NUM_CARDS]), c(info.hand), c(info.trump), c(info.shown_card), c(info.trick),
+                        c(info.played), c(info.known), c(info.cannot_hold), c(info.sung_by),
+                        c(info.tricks_played), c(info.strict), c(info.decision), c(info.trick_leader),
+                        c(info.trick_winner))
 
 
-def card_values(rules: Rules, info: InfoSet) -> np.ndarray:
-    """(B, 40) expected value in points of playing each card (meaningful for held cards)."""
-    c = _Context(rules, info)
-    seats = _count_cards(rules, info, c)
-    p_safe, p_lead_safe = _safety(info, c, seats)
-    p_side, p_mine = _win_chances(info, c, seats, p_safe)
-    value = (2 * p_side - 1) * _trick_worth(info, c)
-    cante_value, sing_after, tute_cards = _cantes(rules, info, c)
-    p_sing = p_side if (c.partnership and rules.singers == "side") else p_mine
-    value += SING_NOW * p_sing * sing_after
-    value -= _keep_values(rules, info, c, p_lead_safe, cante_value, tute_cards)
-    return _add_lead_bonuses(info, c, value, p_safe)
+def _check(rules: Rules, info: InfoSet, rows: np.ndarray) -> None:
+    """The compiled code indexes by these shapes: a misfit raises here, naming the field."""
+    b, n = info.batch_size, rules.num_players
+    shapes = {"hand": (b,), "trump": (b,), "shown_card": (b,), "trick": (b, n), "played": (b, n), "known": (b, n),
+              "cannot_hold": (b, n), "sung_by": (b, 4), "tricks_played": (b,), "strict": (b,), "decision": (b,),
+              "trick_leader": (b,), "trick_winner": (b,)}
+    for name, shape in shapes.items():
+        if getattr(info, name).shape != shape:
+            raise ValueError(f"InfoSet.{name} has shape {getattr(info, name).shape}, expected {shape}")
+    if info.mask.ndim != 2 or info.mask.shape[0] != b or info.mask.shape[1] < NUM_CARDS:
+        raise ValueError(f"InfoSet.mask has shape {info.mask.shape}, expected ({b}, 47)")
+    if rows.ndim != 1 or (rows.size and not (0 <= rows.min() and rows.max() < b)):
+        raise ValueError(f"rows must be indices of the {b} information sets")
+    bad = _out_of_range(rows, n, info.trump, info.shown_card, info.trick, info.trick_leader, info.trick_winner)
+    if bad >= 0:
+        raise ValueError(f"information set {bad}: trump, shown_card, trick, trick_leader or trick_winner out of range")
 
 
-class _Context:
-    """The quantities of a batch of information sets that the rules share."""
-
-    def __init__(self, rules: Rules, info: InfoSet):
-        n = rules.num_players
-        b = self.b = info.batch_size
-        self.lanes = np.arange(b)
-        trump = self.trump = info.trump.astype(np.intp)
-        self.trump_set = SUIT_SET[trump]  # (B,)
-        self.is_trump = CARD_SUIT[None, :] == trump[:, None]  # (B, 40)
-        self.tricks_left = rules.num_tricks - info.tricks_played.astype(np.int64)
-        self.last_trick = self.tricks_left == 1
-        shown_bit = np.where(info.shown_card >= 0, BIT[np.maximum(info.shown_card, 0)], U64(0))
-        hidden = ALL_CARDS & ~info.hand & ~info.all_played
-        if rules.has_stock:
-            hidden &= ~shown_bit  # the turned card lies on the table (drawn last, or out of play)
-        self.hidden = hidden  # (B,) the cards whose place is unknown
-        self.master = (STRONGER[None, :] & hidden[:, None]) == 0  # (B, 40) no unknown card beats it
-        self.partnership = rules.partnerships
-        self.opponents = [k for k in range(1, n) if not (self.partnership and k == 2)]
-        self.in_trick = info.trick >= 0  # (B, n) the seats that have played to the trick
-        self.following = info.decision == FOLLOW
-        trick_cards = np.where(self.in_trick, info.trick, 0).astype(np.intp)
-        self.table_points = (_POINTS[trick_cards] * self.in_trick).sum(axis=1)
-        later = ~self.in_trick  # seats still to play this trick (for a lead: everyone)
-        later[:, 0] = False
-        self.later = later
-        self.n_later = later.sum(axis=1)
+@numba.njit(cache=True)
+def _out_of_range(rows, n, trump, shown_card, trick, trick_leader, trick_winner):
+    """The first row whose card and seat fields index out of their tables, or -1."""
+    for r in rows:
+        ok = 0 <= trump[r] < 4 and -1 <= shown_card[r] < NUM_CARDS and -1 <= trick_leader[r] < n
+        ok = ok and -1 <= trick_winner[r] < n
+        for k in range(n):
+            ok = ok and -1 <= trick[r, k] < NUM_CARDS
+        if not ok:
+            return r
+    return -1
 
 
-def _count_cards(rules: Rules, info: InfoSet, c: _Context) -> list[_Seat | None]:
-    """R1, card counting: what the observer can tell about each later seat's hand (index 0,
-    the observer itself, is None)."""
-    hand_count = popcount(info.hand).astype(np.float64)
-    known = info.known & c.hidden[:, None]
-    known_any = np.bitwise_or.reduce(known[:, 1:], axis=1)
-    seats: list[_Seat | None] = [None]
-    for k in range(1, rules.num_players):
-        kn = known[:, k]
-        poss = c.hidden & ~info.cannot_hold[:, k] & ~(known_any & ~kn)
+@numba.njit(cache=True)
+def _card_values(rows, flags, legal, hand, trump, shown_card, trick, played, known, cannot_hold, sung_by,
+                 tricks_played, strict, decision, trick_leader, trick_winner):
+    out = np.empty((len(rows), NUM_CARDS))
+    for i in range(len(rows)):
+        r = rows[i]
+        out[i] = _row_values(flags, legal[r], hand[r], trump[r], shown_card[r], trick[r], played[r], known[r],
+                             cannot_hold[r], sung_by[r], tricks_played[r], strict[r], decision[r],
+                             trick_leader[r], trick_winner[r])
+    return out
+
+
+@numba.njit(cache=True)
+def _row_values(flags, legal, hand, trump, shown_card, trick, played, known, cannot_hold, sung_by,
+                tricks_played, strict, decision, trick_leader, trick_winner):
+    """One information set's card values: the rules of the module docstring in order."""
+    n, num_tricks = flags[0], flags[1]
+    partnership, has_stock, side_sings, forty_first, tute_on = (flags[2:] != 0)
+    t = np.intp(trump)
+    all_played = _ZERO
+    for k in range(n):
+        all_played |= played[k]
+    hidden = ALL_CARDS & ~hand & ~all_played
+    if has_stock and shown_card >= 0:
+        hidden &= ~BIT[shown_card]  # the turned card lies on the table (drawn last, or out of play)
+    tricks_left = num_tricks - tricks_played
+    following = decision == FOLLOW
+    table_points, n_later = 0.0, 0
+    later = np.zeros(n, np.bool_)  # seats still to play this trick (for a lead: everyone)
+    for k in range(n):
+        if trick[k] >= 0:
+            table_points += _POINTS[trick[k]]
+        elif k > 0:
+            later[k] = True
+            n_later += 1
+    seat_known, seat_free, log_miss = _count_cards(n, hand, hidden, known, cannot_hold, trick)
+    odds = _odds(n, t, seat_known, seat_free, log_miss)
+    led_suit = CARD_SUIT[trick[trick_leader]] if following else -1
+    best = max(trick[trick_winner], 0) if trick_winner >= 0 else 0  # the card winning the trick
+
+    partner_winning = partnership and following and trick_winner == 2
+    partner_later = partnership and later[2]
+    p_partner_safe = 0.0  # the partner's card against later opponents
+    if partner_winning:
+        p_partner_safe = _safety(best, n, partnership, t, led_suit, later, table_points, strict,
+                                 seat_known, seat_free, log_miss, odds)[0]
+    lead_rescue = _lead_rescue(partnership, t, hidden, seat_known[2 % n], seat_free[2 % n], log_miss[2 % n])
+    cante_value, top, second, top_suit, tute_cards = _cantes(hand, t, sung_by, forty_first, tute_on)
+    my_trumps, their_trumps = card_count(hand & SUIT_SET[t]), card_count(hidden & SUIT_SET[t])
+    draw = my_trumps >= their_trumps and their_trumps > 0
+
+    extra = (EXTRA_PER_LATER_CARD if strict else EXTRA_FREE) * n_later
+    out = np.full(NUM_CARDS, -np.inf)
+    for c in range(NUM_CARDS):
+        if not legal[c]:
+            continue
+        # R1, R2, R4: the chances that no later opponent beats c, that the side and the
+        # player win the trick with it.
+        p_safe, p_lead_safe = _safety(c, n, partnership, t, led_suit, later, table_points, strict,
+                                      seat_known, seat_free, log_miss, odds)
+        suit = CARD_SUIT[c]
+        is_trump = suit == t
+        master = (STRONGER[c] & hidden) == _ZERO  # no unknown card beats it
+        if following:
+            wins_now = (suit == CARD_SUIT[best] and CARD_STRENGTH[c] > CARD_STRENGTH[best]) or (
+                is_trump and CARD_SUIT[best] != t)
+        else:
+            wins_now = True
+        p_side = p_safe if wins_now else (p_partner_safe if partner_winning else 0.0)
+        rescue = (PARTNER_RESCUE if partner_later else 0.0) if following else lead_rescue[suit]
+        if not (partner_winning and not wins_now):
+            p_side = p_side + (1 - p_side) * rescue
+        p_mine = p_safe if wins_now else 0.0
+        # R2, R6: the points at stake.
+        worth = table_points + _POINTS[c] + extra + (10.0 if tricks_left == 1 else 0.0)
+        value = (2 * p_side - 1) * worth
+        sing_after = second if _BREAKS[c, top_suit] else top
+        if tute_on and tute_cards != _ZERO and (BIT[c] & tute_cards) == _ZERO:
+            sing_after = max(sing_after, 100.0)
+        if tricks_left == 1:
+            sing_after = 0.0
+        value += SING_NOW * (p_side if side_sings else p_mine) * sing_after
+        value -= _keep(c, is_trump, master, p_lead_safe, strict, tricks_left, cante_value, tute_cards)
+        # R5: leading a sure winner, or the top trump when long in trumps.
+        if decision == LEAD:
+            if p_safe > 0.9 and not is_trump:
+                value += CASH_BONUS
+            if is_trump and master and draw:
+                value += DRAW_TRUMPS_BONUS
+        out[c] = value - _TIE_KEY[t, c]
+    return out
+
+
+@numba.njit(cache=True)
+def _count_cards(n, hand, hidden, known, cannot_hold, trick):
+    """R1, card counting: per seat (index 0, the observer, unused) the unknown-location cards
+    known to be there, those it may hold, and log(1 - q), q the chance a given one is there."""
+    hand_count = float(card_count(hand))
+    known_any = _ZERO
+    for k in range(1, n):
+        known_any |= known[k] & hidden
+    seat_known = np.zeros(n, U64)
+    seat_free = np.zeros(n, U64)
+    log_miss = np.zeros(n)
+    for k in range(1, n):
+        kn = known[k] & hidden
+        poss = hidden & ~cannot_hold[k] & ~(known_any & ~kn)
         free = poss & ~kn
-        slots = np.maximum(hand_count - c.in_trick[:, k] - popcount(kn), 0)
-        q = np.clip(slots / np.maximum(popcount(free), 1), 0.0, 1.0)
-        seats.append(_Seat(kn, free, q))
-    return seats
+        slots = max(hand_count - (1.0 if trick[k] >= 0 else 0.0) - card_count(kn), 0.0)
+        q = min(max(slots / max(card_count(free), 1), 0.0), 1.0)
+        seat_known[k], seat_free[k], log_miss[k] = kn, free, np.log1p(-min(q, 1 - 1e-9))
+    return seat_known, seat_free, log_miss
 
 
-def _p_beat(odds, view, is_trump, will, strict) -> np.ndarray:
-    """(B, 40) chance a seat beats card c, were c winning the trick. ``odds``: the seat's
-    chances to hold a higher card of c's suit, any trump, no card of each suit; ``view``:
-    the suit of the trick, whether it is trumps, and whether c is of it, per card."""
-    p_higher, p_trumps, p_void = odds
-    suit, suit_trump, of_suit = view
-    void_c = np.take_along_axis(p_void, np.maximum(suit, 0), axis=1)
-    strict_p = np.where(of_suit, p_higher + np.where(suit_trump, 0.0, void_c * p_trumps),
-                        np.where(is_trump, void_c * p_higher, 0.0))
-    free_p = np.where(is_trump, p_higher, p_higher + (1 - p_higher) * p_trumps * will)
-    return np.clip(np.where(strict, strict_p, free_p), 0.0, 1.0)
+@numba.njit(cache=True)
+def _p_any(known, free, log_miss, cards):
+    """P(a seat holds at least one of ``cards``)."""
+    if (cards & known) != _ZERO:
+        return 1.0
+    return 1 - np.exp(card_count(cards & free) * log_miss)
 
 
-def _safety(info: InfoSet, c: _Context, seats: list[_Seat | None]) -> tuple[np.ndarray, np.ndarray]:
-    """R1: (B, 40) chances that no later opponent beats each card in this trick (``p_safe``),
-    and were the card led now (``p_lead_safe``, for the keep values)."""
-    b = c.b
-    led = np.where(c.following, info.led_card, -1)
-    led_suit = np.where(c.following, CARD_SUIT[np.maximum(led, 0)], -1).astype(np.intp)
-    # Suit of the trick for each candidate card: the led suit, or the card's own when leading.
-    suit_c = np.where(c.following[:, None], led_suit[:, None], _SUIT_OF[None, :])  # (B, 40)
-    suit_is_trump = suit_c == c.trump[:, None]
-    higher = np.broadcast_to(STRONGER, (b, NUM_CARDS))
-    rich = (c.table_points[:, None] + _POINTS[None, :]) >= 10
-    will = np.where(rich, FREE_TRUMP_WILL_RICH, FREE_TRUMP_WILL)
-    strict = info.strict[:, None]
-    in_suit = _SUIT_OF[None, :] == suit_c
-    suits4 = np.broadcast_to(SUIT_SET, (b, 4))
+@numba.njit(cache=True)
+def _odds(n, t, seat_known, seat_free, log_miss):
+    """(n, 5) per seat: the chance to hold any trump (column 4) and to be void in each suit."""
+    odds = np.zeros((n, 5))
+    for k in range(1, n):
+        odds[k, 4] = _p_any(seat_known[k], seat_free[k], log_miss[k], SUIT_SET[t])
+        for s in range(4):
+            odds[k, s] = 1 - _p_any(seat_known[k], seat_free[k], log_miss[k], SUIT_SET[s])
+    return odds
 
-    own_suit = np.broadcast_to(_SUIT_OF[None, :], (b, NUM_CARDS))
-    lead_view = (own_suit, own_suit == c.trump[:, None], np.ones((b, NUM_CARDS), bool))
-    trick_view = (suit_c, suit_is_trump, in_suit)
 
-    p_safe = np.ones((b, NUM_CARDS))
-    p_lead_safe = np.ones((b, NUM_CARDS))
-    for k in c.opponents:
-        odds = (seats[k].p_any(higher), seats[k].p_any(c.trump_set)[:, None], 1 - seats[k].p_any(suits4))
-        p_safe *= np.where(c.later[:, k, None], 1 - _p_beat(odds, trick_view, c.is_trump, will, strict), 1.0)
-        p_lead_safe *= 1 - _p_beat(odds, lead_view, c.is_trump, will, strict)
+@numba.njit(cache=True)
+def _p_beat(p_higher, p_trumps, p_void, suit, of_suit, is_trump, t, will, strict):
+    """The chance a seat beats card c, were c winning the trick: ``p_higher``, its chance to
+    hold a higher card of c's suit; ``suit``, the trick's suit; ``of_suit``, c is of it."""
+    if strict:
+        if of_suit:
+            p = p_higher + (0.0 if suit == t else p_void[suit] * p_trumps)
+        else:
+            p = p_void[suit] * p_higher if is_trump else 0.0
+    else:
+        p = p_higher if is_trump else p_higher + (1 - p_higher) * p_trumps * will
+    return min(max(p, 0.0), 1.0)
+
+
+@numba.njit(cache=True)
+def _safety(c, n, partnership, t, led_suit, later, table_points, strict, seat_known, seat_free, log_miss, odds):
+    """R1: the chances that no later opponent beats card c in this trick, and were c led now."""
+    own = CARD_SUIT[c]
+    suit = led_suit if led_suit >= 0 else own
+    is_trump = own == t
+    will = FREE_TRUMP_WILL_RICH if table_points + _POINTS[c] >= 10 else FREE_TRUMP_WILL
+    p_safe, p_lead_safe = 1.0, 1.0
+    for k in range(1, n):
+        if partnership and k == 2:
+            continue
+        p_higher = _p_any(seat_known[k], seat_free[k], log_miss[k], STRONGER[c])
+        if later[k]:
+            p_safe *= 1 - _p_beat(p_higher, odds[k, 4], odds[k], suit, own == suit, is_trump, t, will, strict)
+        p_lead_safe *= 1 - _p_beat(p_higher, odds[k, 4], odds[k], own, True, is_trump, t, will, strict)
     return p_safe, p_lead_safe
 
 
-def _lead_rescue(c: _Context, seats: list[_Seat | None]) -> np.ndarray:
-    """R4: (B, 40) chance the partner rescues a lead of each card that looks lost: higher when
-    the partner is known void in its suit (and may trump) or holds the suit's known master."""
-    b = c.b
-    rescue = np.full((b, 4), PARTNER_RESCUE if c.partnership else 0.0)
-    if c.partnership:
-        partner = seats[2]
-        may_trump = partner.p_any(c.trump_set) > 0
-        suit_left = (c.hidden[:, None] & SUIT_SET[None, :]) != 0  # (B, 4)
-        void_known = (((partner.known | partner.free)[:, None] & SUIT_SET[None, :]) == 0) & suit_left
-        rescue = np.where(void_known & may_trump[:, None] & (np.arange(4)[None, :] != c.trump[:, None]),
-                          PARTNER_VOID_RESCUE, rescue)
-        # A known card of the partner with nothing unknown above it.
-        known_bits = unpack_sets(partner.known)  # (B, 40)
-        unknown_above = (STRONGER[None, :] & (c.hidden & ~partner.known)[:, None]) == 0
-        master = (known_bits & unknown_above).reshape(b, 4, 10).any(axis=2)  # (B, 4)
-        rescue = np.where(master, PARTNER_MASTER_RESCUE, rescue)
-    return rescue[:, _SUIT_OF]  # (B, 40)
+@numba.njit(cache=True)
+def _lead_rescue(partnership, t, hidden, known, free, log_miss):
+    """R4: (4,) per suit, the chance the partner rescues a lead that looks lost: higher when the
+    partner is known void in it (and may trump) or holds its known master."""
+    rescue = np.full(4, PARTNER_RESCUE if partnership else 0.0)
+    if not partnership:
+        return rescue
+    may_trump = _p_any(known, free, log_miss, SUIT_SET[t]) > 0
+    unknown = hidden & ~known
+    for s in range(4):
+        if s != t and may_trump and (hidden & SUIT_SET[s]) != _ZERO and ((known | free) & SUIT_SET[s]) == _ZERO:
+            rescue[s] = PARTNER_VOID_RESCUE
+        for c in range(s * NUM_FACES, (s + 1) * NUM_FACES):  # a known card with nothing unknown above
+            if (known & BIT[c]) != _ZERO and (STRONGER[c] & unknown) == _ZERO:
+                rescue[s] = PARTNER_MASTER_RESCUE
+    return rescue
 
 
-def _win_chances(info: InfoSet, c: _Context, seats: list[_Seat | None],
-                 p_safe: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """R2, R4: (B, 40) chances that the side (``p_side``) and the player itself (``p_mine``)
-    win the trick, were each card played."""
-    b = c.b
-    best = info.best_card.astype(np.intp)
-    best_is_trump = CARD_SUIT[np.maximum(best, 0)] == c.trump
-    best0 = np.maximum(best, 0)
-    same_suit = _SUIT_OF[None, :] == CARD_SUIT[best0][:, None]
-    same_suit_higher = same_suit & (_STRENGTH[None, :] > _STRENGTH[best0][:, None])
-    beats_best = np.where(c.following[:, None],
-                          same_suit_higher | (c.is_trump & ~best_is_trump[:, None]), True)
-    partner_winning = c.following & (info.trick_winner == 2) if c.partnership else np.zeros(b, bool)
-    partner_later = c.later[:, 2] if c.partnership else np.zeros(b, bool)
-    p_partner_safe = p_safe[c.lanes, np.maximum(best, 0)]  # the partner's card against later opponents
-    lead_rescue = _lead_rescue(c, seats)
-
-    wins_now = beats_best
-    p_side = np.where(
-        wins_now,
-        p_safe,
-        np.where(partner_winning[:, None], p_partner_safe[:, None], 0.0),
-    )
-    rescue_c = np.where(c.following[:, None], np.where(partner_later, PARTNER_RESCUE, 0.0)[:, None],
-                        lead_rescue)
-    p_side = p_side + (1 - p_side) * rescue_c * (~(partner_winning[:, None] & ~wins_now))
-    p_mine = np.where(wins_now, p_safe, 0.0)
-    return p_side, p_mine
-
-
-def _trick_worth(info: InfoSet, c: _Context) -> np.ndarray:
-    """R2, R6: (B, 40) points at stake in the trick, were each card played: the table, the
-    card, the later cards' expected points, and the last trick's 10."""
-    extra = np.where(info.strict, EXTRA_PER_LATER_CARD, EXTRA_FREE) * c.n_later
-    return (c.table_points[:, None] + _POINTS[None, :] + extra[:, None]
-            + np.where(c.last_trick, 10.0, 0.0)[:, None])
+@numba.njit(cache=True)
+def _cantes(hand, t, sung_by, forty_first, tute_on):
+    """R2: the cantes in hand: each suit's singable pair's points, the best and second best of
+    them and the best one's suit (a card that breaks it leaves the second to sing), and the four
+    kings and/or knights held (0 with Tute off)."""
+    sang_twenty = False
+    for s in range(4):
+        sang_twenty |= sung_by[s] == 0 and s != t
+    cante_value = np.zeros(4)
+    for s in range(4):
+        singable = (hand & PAIR_SET[s]) == PAIR_SET[s] and sung_by[s] < 0
+        if forty_first and s == t and sang_twenty:
+            singable = False
+        if singable:
+            cante_value[s] = 40.0 if s == t else 20.0
+    top_suit = np.argmax(cante_value)
+    top, second = cante_value[top_suit], 0.0
+    for s in range(4):
+        if s != top_suit:
+            second = max(second, cante_value[s])
+    tute_cards = _ZERO
+    if tute_on:
+        if (hand & KINGS) == KINGS:
+            tute_cards |= KINGS
+        if (hand & KNIGHTS) == KNIGHTS:
+            tute_cards |= KNIGHTS
+    return cante_value, top, second, top_suit, tute_cards
 
 
-def _cantes(rules: Rules, info: InfoSet, c: _Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """R2: the cantes in hand. Returns ``cante_value`` (B, 4), the points of each suit's
-    singable pair; ``sing_after`` (B, 40), the best cante (or Tute) to sing after a won trick,
-    not broken by the card played; ``tute_cards`` (B,), the four kings and/or knights held
-    (None with Tute off)."""
-    hand = info.hand
-    lanes, trump = c.lanes, c.trump
-    pair_in_hand = (hand[:, None] & PAIR_SET[None, :]) == PAIR_SET[None, :]  # (B, 4)
-    sung = info.sung_by >= 0
-    singable = pair_in_hand & ~sung
-    if rules.forty_before_twenty:
-        sang_twenty = ((info.sung_by == 0) & (np.arange(4)[None, :] != trump[:, None])).any(axis=1)
-        singable[lanes, trump] &= ~sang_twenty
-    cante_value = np.where(np.arange(4)[None, :] == trump[:, None], 40.0, 20.0) * singable  # (B, 4)
-    order = np.argsort(-cante_value, axis=1)
-    top, second = cante_value[lanes, order[:, 0]], cante_value[lanes, order[:, 1]]
-    sing_after = np.where(_BREAKS[:, order[:, 0]].T, second[:, None], top[:, None])  # (B, 40)
-    tute_cards = None
-    if rules.tute != "off":
-        tute_hand = ((hand & KINGS) == KINGS) | ((hand & KNIGHTS) == KNIGHTS)
-        tute_cards = np.where((hand & KINGS) == KINGS, KINGS, U64(0)) | np.where(
-            (hand & KNIGHTS) == KNIGHTS, KNIGHTS, U64(0))
-        tute_after = np.where(tute_hand[:, None] & ((BIT[None, :] & tute_cards[:, None]) == 0), 100.0, 0.0)
-        sing_after = np.maximum(sing_after, tute_after)
-    sing_after = np.where(c.last_trick[:, None], 0.0, sing_after)
-    return cante_value, sing_after, tute_cards
-
-
-def _keep_values(rules: Rules, info: InfoSet, c: _Context, p_lead_safe: np.ndarray,
-                 cante_value: np.ndarray, tute_cards: np.ndarray | None) -> np.ndarray:
-    """R3, R6: (B, 40) what each card is worth kept in the hand."""
-    keep = KEEP_POINT_SHARE * _POINTS[None, :] * (2 * p_lead_safe - 1)
-    keep += np.where(info.strict, STRENGTH_KEEP, STRENGTH_KEEP_FREE)[:, None] * _STRENGTH[None, :]
-    keep += np.where(c.master & (p_lead_safe > 0.7), MASTER_KEEP, 0.0)
-    keep += np.where(c.is_trump, TRUMP_BASE + TRUMP_PER_STRENGTH * _STRENGTH[None, :], 0.0)
-    top_trump = c.is_trump & c.master
-    keep += np.where(top_trump & (c.tricks_left <= 3)[:, None], LAST_TRUMP_KEEP, 0.0)
-    pair_keep = (cante_value * PAIR_KEEP)[:, _SUIT_OF] * _BREAKS[None, np.arange(NUM_CARDS), _SUIT_OF]
-    keep += np.where((c.tricks_left >= 2)[:, None], pair_keep, 0.0)
-    if rules.tute != "off":
-        keep += np.where((BIT[None, :] & tute_cards[:, None]) != 0, TUTE_KEEP, 0.0)
+@numba.njit(cache=True)
+def _keep(c, is_trump, master, p_lead_safe, strict, tricks_left, cante_value, tute_cards):
+    """R3, R6: what card c is worth kept in the hand."""
+    keep = KEEP_POINT_SHARE * _POINTS[c] * (2 * p_lead_safe - 1)
+    keep += (STRENGTH_KEEP if strict else STRENGTH_KEEP_FREE) * _STRENGTH[c]
+    if master and p_lead_safe > 0.7:
+        keep += MASTER_KEEP
+    if is_trump:
+        keep += TRUMP_BASE + TRUMP_PER_STRENGTH * _STRENGTH[c]
+        if master and tricks_left <= 3:
+            keep += LAST_TRUMP_KEEP
+    suit = CARD_SUIT[c]
+    if tricks_left >= 2 and _BREAKS[c, suit]:
+        keep += cante_value[suit] * PAIR_KEEP
+    if (BIT[c] & tute_cards) != _ZERO:
+        keep += TUTE_KEEP
     return keep
-
-
-def _add_lead_bonuses(info: InfoSet, c: _Context, value: np.ndarray, p_safe: np.ndarray) -> np.ndarray:
-    """R5: adds to ``value`` (in place; returned) the bonuses for leading a sure winner and,
-    when long in trumps, the top trump."""
-    leading = (info.decision == LEAD)[:, None]
-    sure = p_safe > 0.9
-    cash = leading & sure & ~c.is_trump
-    value += np.where(cash, CASH_BONUS, 0.0)
-    my_trumps = popcount(info.hand & c.trump_set)
-    their_trumps = popcount(c.hidden & c.trump_set)
-    draw = (my_trumps >= their_trumps) & (their_trumps > 0)
-    value += np.where(leading & c.is_trump & c.master & draw[:, None], DRAW_TRUMPS_BONUS, 0.0)
-    return value

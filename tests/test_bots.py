@@ -275,3 +275,49 @@ def test_rows_without_legal_actions_get_a_valid_id(bot):
     masks = np.zeros((4, 47), bool)
     acts = make_agent(bot, rules).act_batch(obs, masks)
     assert ((acts >= 0) & (acts < 47)).all()
+
+
+def test_heuristic_decides_each_game_alone():
+    """The compiled card scores read one game at a time: a batch's decisions are those of its
+    rows decided one by one, in any order and mixed with other games."""
+    from agents.heuristic import heuristic_actions
+    from agents.infoset import decode_infoset
+
+    rules = make_rules("partnership")
+    seen = []
+    play_batch(rules, [make_agent("heuristic", rules, seed=s) for s in range(4)], games=24, seed=5,
+               check=lambda obs, mask, acts: seen.append((obs.copy(), mask.copy(), acts.copy())))
+    obs, mask, acts = (np.concatenate(x) for x in zip(*seen))
+    assert len(acts) > 400
+    order = np.random.default_rng(0).permutation(len(acts))
+    shuffled = heuristic_actions(rules, decode_infoset(rules, obs[order], mask[order]))
+    assert (shuffled == acts[order]).all()
+    for i in range(0, len(acts), 37):
+        assert heuristic_actions(rules, decode_infoset(rules, obs[i:i + 1], mask[i:i + 1]))[0] == acts[i]
+
+
+def test_heuristic_rejects_a_misfit_information_set():
+    """A malformed information set raises, naming what is wrong, before compiled code reads it."""
+    from agents.heuristic import card_values
+    from agents.infoset import decode_infoset
+
+    rules = make_rules("partnership")
+    state = Game(rules).random_state(np.random.default_rng(1), 4)
+    seat = state.current.astype(np.intp)
+    obs = encode_observation(rules, state, seat)
+    mask = np.zeros((4, NUM_ACTIONS), bool)
+    mask[:, :10] = True
+    info = decode_infoset(rules, obs, mask)
+    assert np.isfinite(card_values(rules, info)[:, :10]).all()
+    with pytest.raises(ValueError, match="InfoSet.mask has shape"):
+        card_values(rules, decode_infoset(rules, obs, mask[:, :20]))
+    bad = decode_infoset(rules, obs, mask)
+    bad.trick_winner = np.array([0, 1, 4, -1], np.int8)  # seat 4 of 4
+    with pytest.raises(ValueError, match="information set 2: .*out of range"):
+        card_values(rules, bad)
+    bad = decode_infoset(rules, obs, mask)
+    bad.trick = bad.trick[:, :2]
+    with pytest.raises(ValueError, match=r"InfoSet.trick has shape \(4, 2\), expected \(4, 4\)"):
+        card_values(rules, bad)
+    with pytest.raises(ValueError, match="rows must be indices"):
+        card_values(rules, info, np.array([4]))

@@ -13,7 +13,7 @@ Both are public contracts that other code, saved data and users rely on:
 A set of cards is a 40-bit integer (bit ``card_id`` set), stored as ``uint64`` by the batched
 core. This module holds the one vocabulary of such sets (the bit of each card, each suit's
 cards, the kings, the knights, the cante pairs, the stronger cards of a suit, the cards that
-beat a trick, :func:`popcount`, packing to and from bool arrays) that the core, the
+beat a trick, :func:`popcount` (:func:`card_count` compiled), packing to and from bool arrays) that the core, the
 observations and the bots share.
 """
 
@@ -196,6 +196,20 @@ def beating_cards(best_card: np.ndarray, trump: np.ndarray) -> np.ndarray:
     """uint64 array: :func:`beating_set` of each ``best_card`` and ``trump`` (broadcast)."""
     best_card, trump = np.broadcast_arrays(np.asarray(best_card, np.int64), np.asarray(trump, np.int64))
     return _beating_sets(np.ascontiguousarray(best_card), np.ascontiguousarray(trump))
+
+
+_ONE = U64(1)
+
+
+@numba.njit(cache=True)
+def card_count(cards):
+    """The number of cards in one set (a uint64): :func:`popcount` compiled for one game, to
+    call from numba code."""
+    n = 0
+    while cards:
+        cards &= cards - _ONE
+        n += 1
+    return n
 
 
 def popcount(sets):
