@@ -228,7 +228,8 @@ def _row_values(flags, legal, hand, trump, shown_card, trick, played, known, can
     if partner_winning:
         p_partner_safe = _safety(best, n, partnership, t, led_suit, later, table_points, strict,
                                  seat_known, seat_free, log_miss, odds)[0]
-    lead_rescue = _lead_rescue(partnership, t, hidden, seat_known[2 % n], seat_free[2 % n], log_miss[2 % n])
+    partner = 2 % n  # seat 2, the partner (read only with partnerships)
+    lead_rescue = _lead_rescue(partnership, t, hidden, seat_known[partner], seat_free[partner], log_miss[partner])
     cante_value, top, second, top_suit, tute_cards = _cantes(hand, t, sung_by, forty_first, tute_on)
     my_trumps, their_trumps = card_count(hand & SUIT_SET[t]), card_count(hidden & SUIT_SET[t])
     draw = my_trumps >= their_trumps and their_trumps > 0
