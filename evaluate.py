@@ -406,7 +406,7 @@ def connect_ray(address: str = "local", num_cpus: int | None = None) -> float:
         return 0.0
     quiet = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
     if address == "local":
-        ray.init(num_cpus=num_cpus, **quiet)
+        ray.init(address="local", num_cpus=num_cpus, **quiet)  # private, even beside a `ray start` cluster
         return time.perf_counter() - start
     if address != "auto":
         host, _, port = address.removeprefix("ray://").rpartition(":")

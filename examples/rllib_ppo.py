@@ -154,7 +154,8 @@ def main(argv=None) -> dict:
     torch.set_num_threads(args.threads)  # 2 threads on 2 cores made the learner's update 40x slower here
     started_ray = not ray.is_initialized()
     if started_ray:
-        ray.init(num_cpus=max(2, args.num_env_runners + 1), include_dashboard=False, log_to_driver=False)
+        ray.init(address="local", num_cpus=max(2, args.num_env_runners + 1), include_dashboard=False,
+                 log_to_driver=False)  # a private instance, even beside a running cluster
     algo = config.build_algo()
     history = []
     start = time.perf_counter()

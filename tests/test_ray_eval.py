@@ -22,7 +22,7 @@ def _same(a, b) -> bool:
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     yield
     ray.shutdown()
 
@@ -95,3 +95,20 @@ def test_cli_ray_local_runs():
     strip = [line.split("(")[0] for line in out.stdout.splitlines()]
     assert strip == [line.split("(")[0] for line in local.stdout.splitlines()]
     assert "start-up" in out.stderr
+
+
+def test_cli_ray_local_is_private_beside_a_running_cluster():
+    """`--ray local` starts its own instance even where a cluster runs on the machine (as after
+    `ray start --head`), which a plain `ray.init(num_cpus=...)` would try to join and refuse."""
+    from ray.cluster_utils import Cluster
+
+    if ray.is_initialized():
+        ray.shutdown()
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    try:
+        out = _cli("greedy", "random", "--preset", "two_player", "--deals", "4", "--ray", "local",
+                   "--num-workers", "2", "--no-progress")
+        assert out.returncode == 0, out.stderr
+        assert "ray: local, 2 workers" in out.stderr
+    finally:
+        cluster.shutdown()
