@@ -74,6 +74,7 @@ from tute_env.cards import (
     STRONGER,
     SUIT_SET,
     U64,
+    beating_set,
     card_count,
 )
 from tute_env.rules import Rules
@@ -145,8 +146,8 @@ def card_values(rules: Rules, info: InfoSet, rows: np.ndarray | None = None) -> 
                       rules.partnerships and rules.singers == "side", rules.forty_before_twenty,
                       rules.tute != "off"], np.int64)
     c = np.ascontiguousarray
-    return _card_values(rows, flags, c(info.mask[:, :NUM_CARDS]), c(info.hand), c(info.trump), c(info.shown_card), c(info.trick),
-                        c(info.played), c(info.known), c(info.cannot_hold), c(info.sung_by),
+    return _card_values(rows, flags, c(info.mask[:, :NUM_CARDS]), c(info.hand), c(info.trump), c(info.shown_card),
+                        c(info.trick), c(info.played), c(info.known), c(info.cannot_hold), c(info.sung_by),
                         c(info.tricks_played), c(info.strict), c(info.decision), c(info.trick_leader),
                         c(info.trick_winner))
 
@@ -221,6 +222,7 @@ def _row_values(flags, legal, hand, trump, shown_card, trick, played, known, can
     odds = _odds(n, t, seat_known, seat_free, log_miss)
     led_suit = CARD_SUIT[trick[trick_leader]] if following else -1
     best = max(trick[trick_winner], 0) if trick_winner >= 0 else 0  # the card winning the trick
+    beats = beating_set(best, t) if following else ALL_CARDS  # the cards that would win it now
 
     partner_winning = partnership and following and trick_winner == 2
     partner_later = partnership and later[2]
@@ -229,7 +231,9 @@ def _row_values(flags, legal, hand, trump, shown_card, trick, played, known, can
         p_partner_safe = _safety(best, n, partnership, t, led_suit, later, table_points, strict,
                                  seat_known, seat_free, log_miss, odds)[0]
     partner = 2 % n  # seat 2, the partner (read only with partnerships)
-    lead_rescue = _lead_rescue(partnership, t, hidden, seat_known[partner], seat_free[partner], log_miss[partner])
+    lead_rescue = np.zeros(4)  # read only when leading
+    if not following:
+        lead_rescue = _lead_rescue(partnership, t, hidden, seat_known[partner], seat_free[partner], log_miss[partner])
     cante_value, top, second, top_suit, tute_cards = _cantes(hand, t, sung_by, forty_first, tute_on)
     my_trumps, their_trumps = card_count(hand & SUIT_SET[t]), card_count(hidden & SUIT_SET[t])
     draw = my_trumps >= their_trumps and their_trumps > 0
@@ -246,11 +250,7 @@ def _row_values(flags, legal, hand, trump, shown_card, trick, played, known, can
         suit = CARD_SUIT[c]
         is_trump = suit == t
         master = (STRONGER[c] & hidden) == _ZERO  # no unknown card beats it
-        if following:
-            wins_now = (suit == CARD_SUIT[best] and CARD_STRENGTH[c] > CARD_STRENGTH[best]) or (
-                is_trump and CARD_SUIT[best] != t)
-        else:
-            wins_now = True
+        wins_now = (beats & BIT[c]) != _ZERO
         p_side = p_safe if wins_now else (p_partner_safe if partner_winning else 0.0)
         rescue = (PARTNER_RESCUE if partner_later else 0.0) if following else lead_rescue[suit]
         if not (partner_winning and not wins_now):

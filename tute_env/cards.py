@@ -13,8 +13,8 @@ Both are public contracts that other code, saved data and users rely on:
 A set of cards is a 40-bit integer (bit ``card_id`` set), stored as ``uint64`` by the batched
 core. This module holds the one vocabulary of such sets (the bit of each card, each suit's
 cards, the kings, the knights, the cante pairs, the stronger cards of a suit, the cards that
-beat a trick, :func:`popcount` (:func:`card_count` compiled), packing to and from bool arrays) that the core, the
-observations and the bots share.
+beat a trick, :func:`popcount` (:func:`card_count` compiled), packing to and from bool arrays)
+that the core, the observations and the bots share.
 """
 
 from __future__ import annotations
