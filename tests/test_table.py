@@ -93,21 +93,25 @@ def test_policies_are_grouped_and_called_once_per_round():
     assert state.done.all() and max(calls) == 25
 
 
-def test_finished_games_are_reported_and_dealt_anew():
+def test_finished_games_are_reported_in_the_round_they_end_and_dealt_anew():
     rules = make_rules("three_player")
     game = Game(rules)
     state = game.random_state(np.random.default_rng(0), 8)
     dealers = state.dealer.copy()
-    table = Table(game, [RandomPolicy(1)], [0, 0, 0])
-    reports = []
+    done_before_step = []  # state.done as each round's actions are about to be applied
+    table = Table(game, [RandomPolicy(1)], [0, 0, 0], hooks=[lambda s, lanes, acts: done_before_step.append(s.done.copy())])
+    reports, dealt = [], set()
 
     def on_done(lanes):
         assert state.done[lanes].all()
-        reports.append(lanes.tolist())
-        return lanes[lanes % 2 == 0] if len(reports) == 1 else np.zeros(0, np.intp)  # deal the even ones once
+        assert not done_before_step[-1][lanes].any()  # ended by the round just played, reported before the next
+        reports.extend(lanes.tolist())
+        redeal = [lane for lane in lanes.tolist() if lane % 2 == 0 and lane not in dealt]  # the even ones, once
+        dealt.update(redeal)
+        return np.array(redeal, np.intp)
 
     table.advance(state, on_done, np.random.default_rng(5))
-    assert reports == [list(range(8)), [0, 2, 4, 6]]  # each hand reported once, after the policies played
+    assert sorted(reports) == sorted([*range(8), 0, 2, 4, 6])  # each hand reported once, the second ones played on
     assert state.done.all()
     assert (state.dealer[0::2] == (dealers[0::2] + 1) % 3).all()  # the next seat dealt (R2)
     assert (state.dealer[1::2] == dealers[1::2]).all()
@@ -245,18 +249,20 @@ def test_training_reward_equals_the_env_reward_for_the_same_hands(preset):
     assign = games.assign
 
     def snapshot(lanes):  # called as each finished hand is scored, before the new seating
-        finished.append((games.state.take(lanes), games.learner_seat(lanes)))
+        for lane in lanes:  # hands end at different rounds of a step: kept by (step, lane)
+            finished.append(((len(rewards), lane), games.state.take([lane]), games.learner_seat(np.array([lane]))))
         assign(lanes)
 
     games.assign = snapshot
-    games.advance()
     rewards, learner = [], RandomPolicy(1)
+    games.advance()
     for _ in range(40):
         reward, ended, _ = games.step(learner.act_batch(None, games.game.legal_action_mask(games.state)))
         rewards.append(reward[ended])
     rewards = np.concatenate(rewards)
-    states, seats = finished[0][0], finished[0][1]
-    for s, x in finished[1:]:
+    finished.sort(key=lambda entry: entry[0])
+    states, seats = finished[0][1], finished[0][2]
+    for _, s, x in finished[1:]:
         states = _concat(states, s)
         seats = np.concatenate([seats, x])
     assert len(rewards) == states.batch_size > 20

@@ -205,30 +205,30 @@ class Table:
         decisions made.
 
         With ``on_done`` (and ``rng`` for the deals), the games over (whether a learner's action
-        or a policy's ended them) are passed to ``on_done(lanes)`` once all policies have acted;
-        it reads their results (and may re-seat them) and returns the lanes to deal anew (None:
-        all of them), which are dealt from ``rng`` and played on. A game left over is reported
-        once per call."""
+        or a policy's ended them) are passed to ``on_done(lanes)`` in the round they end, before
+        the policies act again; it reads their results (and may re-seat them) and returns the
+        lanes to deal anew (None: all of them), which are dealt from ``rng`` and played on in the
+        same rounds as the others (a game dealt anew does not wait for the rest to reach a
+        learner first: fewer, fuller rounds). A game left over is reported once per call."""
         decisions, reported = 0, np.zeros(state.batch_size, bool)
         while True:
             todo = self.waiting(state)
-            while todo.any():
+            acted = bool(todo.any())
+            if acted:
                 self.step(state, self.actions(state, todo), active=todo)
                 decisions += int(todo.sum())
-                todo = self.waiting(state)
-            if on_done is None:
+            ended = np.zeros(0, np.intp) if on_done is None else np.flatnonzero(state.done & ~reported)
+            if ended.size:
+                reported[ended] = True
+                redeal = on_done(ended)
+                redeal = ended if redeal is None else np.asarray(redeal, dtype=np.intp)
+                if redeal.size:
+                    if rng is None:
+                        raise ValueError("advance(on_done=...) deals finished games anew: give it rng")
+                    self.game.reset_done(state, rng, lanes=redeal)
+                    reported[redeal] = False
+            elif not acted:
                 return decisions
-            done = np.flatnonzero(state.done & ~reported)
-            if not done.size:
-                return decisions
-            reported[done] = True
-            redeal = on_done(done)
-            redeal = done if redeal is None else np.asarray(redeal, dtype=np.intp)
-            if redeal.size:
-                if rng is None:
-                    raise ValueError("advance(on_done=...) deals finished games anew: give it rng")
-                self.game.reset_done(state, rng, lanes=redeal)
-                reported[redeal] = False
 
     def _check_legal(self, state: State, lanes: np.ndarray, chosen: np.ndarray, who: str) -> None:
         bad = np.flatnonzero(~is_legal(state.legal[lanes], chosen))
