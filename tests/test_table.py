@@ -99,7 +99,11 @@ def test_finished_games_are_reported_in_the_round_they_end_and_dealt_anew():
     state = game.random_state(np.random.default_rng(0), 8)
     dealers = state.dealer.copy()
     done_before_step = []  # state.done as each round's actions are about to be applied
-    table = Table(game, [RandomPolicy(1)], [0, 0, 0], hooks=[lambda s, lanes, acts: done_before_step.append(s.done.copy())])
+
+    def hook(s, lanes, actions):
+        done_before_step.append(s.done.copy())
+
+    table = Table(game, [RandomPolicy(1)], [0, 0, 0], hooks=[hook])
     reports, dealt = [], set()
 
     def on_done(lanes):
