@@ -81,6 +81,26 @@ def test_seed_test(preset):
     seed_test(lambda: tute_v0.env(variant=preset), num_cycles=100)
 
 
+def test_a_finished_hands_info_does_not_depend_on_the_clock(monkeypatch):
+    """The info's record carries no wall-clock time: seed_test failed when two envs ended a hand
+    in different seconds."""
+    import tute_env.records
+
+    def hand_infos(clock):
+        monkeypatch.setattr(tute_env.records, "now_utc", lambda: clock)
+        env = tute_v0.env(variant="manita")
+        env.reset(seed=7)
+        for agent in env.agent_iter():
+            obs, _, termination, truncation, info = env.last()
+            if "record" in info:
+                return info
+            env.step(None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[0]))
+
+    first, second = hand_infos("2026-12-03T07:50:15Z"), hand_infos("2026-12-03T07:50:16Z")
+    assert first["record"]["actions"] and "time" not in first["record"]
+    assert first == second
+
+
 @pytest.mark.parametrize("preset", ALL_PRESETS)
 def test_render_test(preset):
     render_test(lambda render_mode=None: tute_v0.env(variant=preset, render_mode=render_mode))

@@ -257,13 +257,13 @@ def at_start(state: State, lanes: np.ndarray) -> np.ndarray:
 
 
 def finished_record(rules: Rules, deal: Deal, players: Sequence[str], actions: Iterable[int], state: State,
-                    lane: int = 0, **optional) -> Record:
+                    lane: int = 0, timed: bool = True, **optional) -> Record:
     """The record of a hand played from ``deal`` with ``actions`` (ids), over in game ``lane`` of
-    ``state`` (its result is the core's), stamped with the time and the project version;
-    ``optional``: ``variant`` and the optional fields."""
+    ``state`` (its result is the core's), stamped with the project version and, if ``timed``,
+    the time; ``optional``: ``variant`` and the optional fields."""
     result = {"points": state.totals[lane].tolist(), "winner": int(state.winner[lane]), "games": int(state.games[lane])}
     return Record(rules=rules, deal=deal, players=list(players), actions=[action_str(a) for a in actions],
-                  result=result, time=now_utc(), version=project_version(), **optional)
+                  result=result, time=now_utc() if timed else None, version=project_version(), **optional)
 
 
 @dataclass

@@ -163,9 +163,9 @@ also hold `match_games` and `match_points` (per side, after this hand) and, when
 over, `match_winner`. They also hold `record`: the finished hand's game record, a dict in the
 format `"tute-record/1"` of [`docs/records.md`](records.md) (the deal, every action, the result;
 players labelled by `raw_env.players`, `player_0`... unless set; in a match, a match id and the
-hand's index), the same dict object in every agent's info; `raw_env.record()` gives the last
-one as a `tute_env.records.Record`. A hand's result stays in an agent's info until that agent
-acts again.
+hand's index; no `time`, so that an info depends only on the seed and the actions), the same dict
+object in every agent's info; `raw_env.record()` gives the last one as a
+`tute_env.records.Record`. A hand's result stays in an agent's info until that agent acts again.
 
 ### State
 
@@ -515,7 +515,8 @@ class raw_env(AECEnv, EzPickle):
             self.rewards[agent] = float(rewards[seat])
         self._rewards_dirty = bool(rewards.any())
         info = hand_info(res, 0)
-        self._record = finished_record(self.rules, self._hand_deal, self.players, self._hand_actions, s,
+        # Untimed: an info depends only on the seed and the actions (PettingZoo's seed_test).
+        self._record = finished_record(self.rules, self._hand_deal, self.players, self._hand_actions, s, timed=False,
                                        variant=self._variant_name(), match=self._match_id, hand=info["hand"])
         record = self._record.to_dict()
         for agent in self.agents:
