@@ -101,6 +101,32 @@ def test_a_finished_hands_info_does_not_depend_on_the_clock(monkeypatch):
     assert first == second
 
 
+def test_a_matchs_id_comes_from_the_seed_and_leaves_the_deals_alone():
+    """Two same-seed match envs give the same infos (the match id was a uuid4, not seeded), a
+    new match or another seed another id, and the deals are the hand episodes' deals."""
+
+    def match_records(seed, episode="match", matches=2):
+        env = tute_v0.env(variant="two_player", episode=episode)
+        records = []
+        for m in range(matches):
+            env.reset(seed=seed if m == 0 else None)
+            for agent in env.agent_iter():
+                obs, _, termination, truncation, info = env.last()
+                if "record" in info and (not records or records[-1] is not info["record"]):
+                    records.append(info["record"])
+                    if episode == "hand":
+                        break
+                env.step(None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[0]))
+        return records
+
+    first, again, other = match_records(3), match_records(3), match_records(4)
+    assert first == again
+    ids = [r["match"] for r in first]
+    assert len(set(ids)) == 2 and all(len(i) == 12 for i in ids)
+    assert not set(ids) & {r["match"] for r in other}
+    assert first[0]["deal"] == match_records(3, episode="hand", matches=1)[0]["deal"]
+
+
 @pytest.mark.parametrize("preset", ALL_PRESETS)
 def test_render_test(preset):
     render_test(lambda render_mode=None: tute_v0.env(variant=preset, render_mode=render_mode))

@@ -163,8 +163,9 @@ also hold `match_games` and `match_points` (per side, after this hand) and, when
 over, `match_winner`. They also hold `record`: the finished hand's game record, a dict in the
 format `"tute-record/1"` of [`docs/records.md`](records.md) (the deal, every action, the result;
 players labelled by `raw_env.players`, `player_0`... unless set; in a match, a match id and the
-hand's index; no `time`, so that an info depends only on the seed and the actions), the same dict
-object in every agent's info; `raw_env.record()` gives the last one as a
+hand's index (the id drawn from the seed, apart from the deals); no `time`, so that an info
+depends only on the seed and the actions), the same dict object in every agent's info;
+`raw_env.record()` gives the last one as a
 `tute_env.records.Record`. A hand's result stays in an agent's info until that agent acts again.
 
 ### State
@@ -213,7 +214,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -367,6 +367,13 @@ def parallel_env(**kwargs):
     return turn_based_aec_to_parallel(env(**kwargs))
 
 
+def match_id(rng: np.random.Generator) -> str:
+    """A match's 12-hex-digit id from the env's seeded ``rng``, from a child of its seed sequence:
+    the same seed gives the same ids, and the deals drawn from ``rng`` are left as they were."""
+    words = rng.bit_generator.seed_seq.spawn(1)[0].generate_state(2, np.uint32)
+    return f"{int(words[0]):08x}{int(words[1]) & 0xFFFF:04x}"
+
+
 class raw_env(AECEnv, EzPickle):
     """Tute as a PettingZoo AEC environment (see the module doc). Thin over the batched rules
     core: one :class:`tute_env.core.State` of one game."""
@@ -452,7 +459,7 @@ class raw_env(AECEnv, EzPickle):
         self._state = self.game.new_state(deals)
         self._start_record()
         self._record = None
-        self._match_id = uuid.uuid4().hex[:12] if self.episode == "match" else None
+        self._match_id = match_id(self._rng) if self.episode == "match" else None
         self._scoring.reset()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
