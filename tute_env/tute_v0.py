@@ -165,8 +165,8 @@ format `"tute-record/1"` of [`docs/records.md`](records.md) (the deal, every act
 players labelled by `raw_env.players`, `player_0`... unless set; in a match, a match id and the
 hand's index (the id drawn from the seed, apart from the deals); no `time`, so that an info
 depends only on the seed and the actions), the same dict object in every agent's info;
-`raw_env.record()` gives the last one as a
-`tute_env.records.Record`. A hand's result stays in an agent's info until that agent acts again.
+`raw_env.record()` gives the last one as a `tute_env.records.Record`. A hand's result stays in
+an agent's info until that agent acts again.
 
 ### State
 
