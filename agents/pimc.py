@@ -478,15 +478,15 @@ def playout_policy(game: Game, s: State) -> np.ndarray:
     return np.where(s.done, 0, action).astype(np.int64)
 
 
-def playout_scores(game: Game, s: State, point_weight: float) -> np.ndarray:
-    """Values of finished lanes for seat 0 (the observer): its reward in
+def playout_scores(game: Game, s: State, point_weight: float, seat: int = 0) -> np.ndarray:
+    """Values of finished lanes for ``seat`` (by default seat 0, the observer): its reward in
     :mod:`tute_env.scoring`, the win (``+games``, or the loser's share of ``-games``) plus
     ``point_weight`` times the points reward (own side's total minus the others', / 230); with
     ``match="target_points"`` the points reward alone."""
     r = game.rules
     if r.match == "target_points":
-        return points_rewards(r, s.totals)[:, 0]
-    return hand_rewards(r, "win", s.winner, s.games, s.totals, s.tute_declarer, point_weight)[:, 0]
+        return points_rewards(r, s.totals)[:, seat]
+    return hand_rewards(r, "win", s.winner, s.games, s.totals, s.tute_declarer, point_weight)[:, seat]
 
 
 def play_out(game: Game, s: State, policy=playout_policy, max_steps: int = 1000, plies: int | None = None) -> State:

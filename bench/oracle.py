@@ -1,0 +1,190 @@
+"""A ceiling for strength targets: how a player that sees every card scores against an agent.
+
+    python -m bench.oracle [--preset partnership] [--opponent pimc] [--deals 150]
+                           [--seed-start 2000000000] [--agent-seed 2000000000] [--exact-from 5]
+                           [--json docs/oracle_partnership_vs_pimc.json]
+
+The oracle is not an agent and never plays outside this diagnostic: it reads the true state of
+the game, which the table never gives a policy. Each of its decisions with more than one legal
+action is made on the true deal:
+
+* from the ``exact_from``-th trick on (0-based, ``State.tricks_played``) by exact minimax of the
+  rest of the hand (:func:`exact_values`: every legal action of every seat expanded on the batched
+  core, its side maximising pimc's score with point weight 1.15, the other side(s) minimising);
+* before, by a one-ply search: each legal action followed by pimc's rule-based playout
+  (:func:`agents.pimc.playout_policy`) of the true deal to the end, the best score chosen.
+
+It is scored like any pairing (:func:`evaluate.evaluate_pairing`: duplicate deals, the sides
+swapped; the oracle holds every seat of its side). The default deal range is the tuning one
+(from seed 2,000,000,000), apart from the held-out range. With keyed streams a deal's games do
+not depend on the batch, so a run split into chunks (``--seed-start``, the same ``--agent-seed``)
+gives the chunks of one run. Cost: most decisions take milliseconds, but exact minimax from
+trick 5 of the partnership game takes seconds at the p99 and up to several minutes at worst (one
+decision in 2,000 expands tens of millions of positions, in slices of :data:`CAP` lanes);
+150 partnership deals against default pimc take 40 to 50 minutes on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import time
+
+import numpy as np
+
+import evaluate
+from agents.base import Agent, agent_names
+from agents.pimc import play_out, playout_policy, playout_scores
+from tute_env.core import Game, State
+from tute_env.rules import PRESETS, make_rules
+from tute_env.table import LEARNER, Table
+
+#: pimc's point weight: the oracle's score is pimc's.
+POINT_WEIGHT = 1.15
+#: Lanes expanded at once by :func:`exact_values` (memory: about 1 GiB a slice).
+CAP = 1 << 20
+#: Tuning deals (apart from the held-out range): the default first deal seed.
+TUNING_SEED_START = 2_000_000_000
+
+
+def exact_values(game: Game, s: State, seat: int, point_weight: float = POINT_WEIGHT, cap: int = CAP) -> np.ndarray:
+    """(B,) minimax value of each lane of ``s`` for ``seat``: the score of a finished lane
+    (:func:`agents.pimc.playout_scores`), else the best child's for a lane whose seat to act
+    is on ``seat``'s side and the worst child's otherwise. The children of a level are expanded
+    ``cap`` lanes at a time, depth first. ``s`` is not changed."""
+    out = np.zeros(s.batch_size)
+    done = np.flatnonzero(s.done)
+    if done.size:
+        out[done] = playout_scores(game, s.take(done), point_weight, seat)
+    live = np.flatnonzero(~s.done)
+    if live.size:
+        sub = s.take(live)
+        parent, action = np.nonzero(game.legal_action_mask(sub))
+        child = np.empty(len(parent))
+        for lo in range(0, len(parent), cap):
+            kids = sub.take(parent[lo:lo + cap])
+            game.step(kids, action[lo:lo + cap])
+            child[lo:lo + cap] = exact_values(game, kids, seat, point_weight, cap)
+        best, worst = np.full(live.size, -np.inf), np.full(live.size, np.inf)
+        np.maximum.at(best, parent, child)
+        np.minimum.at(worst, parent, child)
+        sides = game.rules.num_sides
+        mine = np.maximum(sub.current, 0) % sides == seat % sides
+        out[live] = np.where(mine, best, worst)
+    return out
+
+
+class Oracle(Agent):
+    """Sees the true state (``state``, ``rows``: set by :class:`PeekTable` before each call)."""
+
+    name = "oracle"
+
+    def __init__(self, rules, exact_from: int = 5, point_weight: float = POINT_WEIGHT):
+        super().__init__(rules, 0)
+        self.game = Game(rules)
+        self.exact_from = exact_from
+        self.point_weight = point_weight
+        self.state: State | None = None
+        self.rows: np.ndarray | None = None
+        self.seconds: list[float] = []
+        """Seconds of each decision searched."""
+
+    def act_batch(self, observations, masks):
+        return np.array([self.decide(self.state.take(np.array([lane]))) for lane in self.rows], np.int64)
+
+    def action_values(self, root: State) -> tuple[np.ndarray, np.ndarray]:
+        """The legal actions of a one-lane ``root`` and their values for its seat to act."""
+        seat = int(root.current[0])
+        legal = np.flatnonzero(self.game.legal_action_mask(root)[0])
+        kids = root.take(np.zeros(len(legal), np.intp))
+        self.game.step(kids, legal)
+        if int(root.tricks_played[0]) >= self.exact_from:
+            return legal, exact_values(self.game, kids, seat, self.point_weight)
+        play_out(self.game, kids, playout_policy)
+        return legal, playout_scores(self.game, kids, self.point_weight, seat)
+
+    def decide(self, root: State) -> int:
+        start = time.perf_counter()
+        legal, values = self.action_values(root)
+        if len(legal) > 1:
+            self.seconds.append(time.perf_counter() - start)
+        return int(legal[int(np.argmax(values))])
+
+
+def peek_table(oracle: Oracle, index: int = 0) -> type[Table]:
+    """A :class:`Table` that hands ``oracle`` (policy ``index``) the true state before it acts."""
+
+    class PeekTable(Table):
+        def actions(self, state, lanes):
+            who = np.where(lanes, self._to_act(state), LEARNER)
+            oracle.state, oracle.rows = state, np.flatnonzero(who == index)
+            return super().actions(state, lanes)
+
+    return PeekTable
+
+
+@contextlib.contextmanager
+def seated(oracle: Oracle):
+    """Evaluation's table replaced by :func:`peek_table` for the block."""
+    saved = evaluate.Table
+    evaluate.Table = peek_table(oracle)
+    try:
+        yield
+    finally:
+        evaluate.Table = saved
+
+
+def run(preset: str, opponent: str, deals: int, seed_start: int, agent_seed: int, exact_from: int):
+    """(the :class:`evaluate.PairingResult` of the oracle against ``opponent``, the oracle)."""
+    rules = make_rules(preset)
+    oracle = Oracle(rules, exact_from)
+    with seated(oracle):
+        result = evaluate.evaluate_pairing(rules, oracle, opponent, deals, seed_start=seed_start,
+                                           agent_seed=agent_seed)
+    return result, oracle
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", default="partnership", help="rules preset (default partnership)")
+    parser.add_argument("--opponent", default="pimc", help="the agent spec played against (default pimc)")
+    parser.add_argument("--deals", type=int, default=150, help="duplicate deals (default 150)")
+    parser.add_argument("--seed-start", type=int, default=TUNING_SEED_START, help="first deal seed")
+    parser.add_argument("--agent-seed", type=int, default=TUNING_SEED_START, help="agent seed (same for every chunk)")
+    parser.add_argument("--exact-from", type=int, default=5, help="first trick (0-based) played by exact minimax")
+    parser.add_argument("--json", default=None, help="write the result and the decision times here")
+    args = parser.parse_args(argv)
+    if args.preset not in PRESETS:
+        parser.error(f"unknown preset {args.preset!r}; choose from {', '.join(PRESETS)}")
+    if args.opponent.split(":")[0] not in agent_names():
+        parser.error(f"unknown agent {args.opponent!r}; choose from {', '.join(agent_names())}")
+    tricks = make_rules(args.preset).num_tricks
+    if not 0 <= args.exact_from <= tricks:
+        parser.error(f"--exact-from must be a trick from 0 to {tricks} ({tricks}: never exact), got {args.exact_from}")
+    if args.deals < 1:
+        parser.error(f"--deals must be at least 1, got {args.deals}")
+    try:
+        result, oracle = run(args.preset, args.opponent, args.deals, args.seed_start, args.agent_seed, args.exact_from)
+    except ValueError as e:  # e.g. a bad agent spec, or no shipped network for the preset
+        parser.error(str(e))
+    times = np.array(oracle.seconds or [0.0])
+    figures = {"preset": args.preset, "opponent": args.opponent, "deals": args.deals, "seed_start": args.seed_start,
+               "agent_seed": args.agent_seed, "exact_from": args.exact_from, "win_rate": result.win_rate,
+               "ci": [result.ci_low, result.ci_high], "point_diff": result.mean_point_diff,
+               "seconds": result.seconds, "decision_s": {q: float(np.percentile(times, p)) for q, p in
+                                                         (("p50", 50), ("p99", 99), ("max", 100))},
+               "deal_scores": np.asarray(result.deal_scores).tolist()}
+    print(f"oracle vs {args.opponent} ({args.preset}, {args.deals} deals from {args.seed_start}): "
+          f"{result.win_rate:.3f} [{result.ci_low:.3f}, {result.ci_high:.3f}], "
+          f"points {result.mean_point_diff:+.1f} a hand, {result.seconds:.0f} s")
+    if args.json:
+        import json
+
+        with open(args.json, "w") as f:
+            json.dump(figures, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
