@@ -91,24 +91,27 @@ class Oracle(Agent):
         """Seconds of each decision searched."""
 
     def act_batch(self, observations, masks):
+        if self.rows is None or len(self.rows) != len(masks):
+            raise RuntimeError("the oracle reads the true state: it acts only at a peek_table()")
         return np.array([self.decide(self.state.take(np.array([lane]))) for lane in self.rows], np.int64)
 
-    def action_values(self, root: State) -> tuple[np.ndarray, np.ndarray]:
-        """The legal actions of a one-lane ``root`` and their values for its seat to act."""
+    def values(self, root: State, legal: np.ndarray) -> np.ndarray:
+        """The values of the ``legal`` actions of a one-lane ``root`` for its seat to act."""
         seat = int(root.current[0])
-        legal = np.flatnonzero(self.game.legal_action_mask(root)[0])
         kids = root.take(np.zeros(len(legal), np.intp))
         self.game.step(kids, legal)
         if int(root.tricks_played[0]) >= self.exact_from:
-            return legal, exact_values(self.game, kids, seat, self.point_weight)
+            return exact_values(self.game, kids, seat, self.point_weight)
         play_out(self.game, kids, playout_policy)
-        return legal, playout_scores(self.game, kids, self.point_weight, seat)
+        return playout_scores(self.game, kids, self.point_weight, seat)
 
     def decide(self, root: State) -> int:
+        legal = np.flatnonzero(self.game.legal_action_mask(root)[0])
+        if len(legal) == 1:
+            return int(legal[0])
         start = time.perf_counter()
-        legal, values = self.action_values(root)
-        if len(legal) > 1:
-            self.seconds.append(time.perf_counter() - start)
+        values = self.values(root, legal)
+        self.seconds.append(time.perf_counter() - start)
         return int(legal[int(np.argmax(values))])
 
 

@@ -71,3 +71,9 @@ def test_bad_command_lines_exit_2_with_one_message(argv, message, capsys):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_the_oracle_refuses_to_act_without_the_true_state():
+    rules = make_rules("partnership")
+    with pytest.raises(RuntimeError, match="acts only at a peek_table"):
+        oracle.Oracle(rules).act_batch(np.zeros((1, 10), np.int8), np.ones((1, 47), bool))
