@@ -2,6 +2,7 @@
 
     python evaluate.py greedy heuristic --preset partnership --deals 2000
     python evaluate.py greedy heuristic --set must_beat_partner=false --json out.json --csv out.csv
+    python evaluate.py ppo pimc --deals 300 --json out.json --deal-scores   # per-deal scores too, for paired comparisons
     python evaluate.py --round-robin random greedy heuristic --deals 2000 --plot table.png
     python evaluate.py --teams heuristic greedy greedy greedy      # heuristic+greedy vs greedy+greedy
     python evaluate.py heuristic pimc --preset two_player --deals 200 --ray local --num-workers 2
@@ -555,13 +556,13 @@ class RoundRobinResult:
             table[i, j] = table[j, i] = p.ci_half_width
         return table
 
-    def to_dict(self) -> dict:
+    def to_dict(self, with_deals: bool = False) -> dict:
         return {
             "agents": self.agents,
             "win_rate_table": self.win_rate_table().tolist(),
             "ci_half_width_table": self.ci_table().tolist(),
             "ratings": self.ratings,
-            "pairings": [p.to_dict() for p in self.pairings],
+            "pairings": [p.to_dict(with_deals) for p in self.pairings],
         }
 
     def summary(self) -> str:
@@ -715,6 +716,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"first deal seed (default: the held-out range from {HELD_OUT_SEED_START})")
     parser.add_argument("--batch-deals", type=int, default=DEFAULT_BATCH_DEALS, help="deals per core batch")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
+    parser.add_argument("--deal-scores", action="store_true",
+                        help="with --json: add each pairing's per-deal scores and point differences (for paired comparisons)")
     parser.add_argument("--csv", metavar="PATH", help="write one CSV row per pairing")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the win-rate table")
     parser.add_argument("--record", metavar="PATH",
@@ -758,6 +761,8 @@ def check_arguments(args, rules: Rules) -> None:
     check_ray_options(args.ray, args.num_workers)
     if args.ray and args.record:
         raise ValueError("--record writes locally only: not with --ray")
+    if args.deal_scores and not args.json:
+        raise ValueError("--deal-scores adds to the --json file: give --json PATH too")
     if args.device != "cpu":
         from agents.ppo import resolve_device  # torch only when a device is asked for
 
@@ -786,16 +791,16 @@ def run(args, rules: Rules) -> int:
     if args.round_robin:
         result = round_robin(rules, args.round_robin, **common)
         pairings = result.pairings
-        payload = {**meta, **result.to_dict()}
+        payload = {**meta, **result.to_dict(args.deal_scores)}
     elif args.teams:
         a, b, c, d = args.teams
         result = evaluate_teams(rules, (a, b), (c, d), **common)
         pairings = [result]
-        payload = {**meta, "pairings": [result.to_dict()]}
+        payload = {**meta, "pairings": [result.to_dict(args.deal_scores)]}
     else:
         result = evaluate_pairing(rules, args.agents[0], args.agents[1], **common)
         pairings = [result]
-        payload = {**meta, "pairings": [result.to_dict()]}
+        payload = {**meta, "pairings": [result.to_dict(args.deal_scores)]}
     print(f"preset {args.preset}" + (f" with {' '.join(args.overrides)}" if args.overrides else "")
           + f", deals from seed {args.seed_start}")
     for p in pairings:

@@ -164,9 +164,24 @@ def test_command_line_pairing(tmp_path, capsys):
     for key in ("win_rate", "ci_low", "ci_high", "mean_point_diff", "games_a", "games_b", "num_deals", "hands"):
         assert key in pairing
     assert pairing["num_deals"] == 40 and pairing["hands"] == 80
+    assert "deal_scores" not in pairing  # only with --deal-scores
     rows = list(csv.DictReader(out_csv.open()))
     assert rows[0]["agent_a"] == "greedy" and float(rows[0]["win_rate"]) == pytest.approx(pairing["win_rate"])
     assert out_png.stat().st_size > 1000
+
+
+def test_command_line_writes_per_deal_scores_when_asked(tmp_path):
+    out = tmp_path / "r.json"
+    assert evaluate.main(["greedy", "random", "--deals", "12", "--json", str(out), "--deal-scores", "--no-progress"]) == 0
+    pairing = json.loads(out.read_text())["pairings"][0]
+    scores, diffs = np.array(pairing["deal_scores"]), np.array(pairing["deal_point_diffs"])
+    assert scores.shape == diffs.shape == (12,)
+    assert scores.mean() == pytest.approx(pairing["win_rate"])
+    assert diffs.mean() == pytest.approx(pairing["mean_point_diff"])
+    rr = tmp_path / "rr.json"
+    assert evaluate.main(["--round-robin", "random", "greedy", "heuristic", "--deals", "5", "--json", str(rr),
+                          "--deal-scores", "--no-progress"]) == 0
+    assert [len(p["deal_scores"]) for p in json.loads(rr.read_text())["pairings"]] == [5, 5, 5]
 
 
 def test_command_line_round_robin_and_teams(tmp_path, capsys):
@@ -193,6 +208,7 @@ def test_command_line_errors():
     (["pimc:abc", "random"], "bad pimc spec"),
     (["pimc:0", "random"], "num_samples must be at least 1"),
     (["greedy", "random", "--json", "/no/such/dir/out.json"], "does not exist"),
+    (["greedy", "random", "--deal-scores"], "--deal-scores adds to the --json file"),
     (["--teams", "greedy", "greedy", "random", "random", "--preset", "two_player"], "partnership"),
     (["README.md", "random"], "not a checkpoint torch can load"),
 ])
