@@ -609,11 +609,14 @@ def round_robin(
     record: RecordSink = None,
     device: str = "cpu",
     workers: int | None = None,
+    agent_seed: int | None = None,
 ) -> RoundRobinResult:
     """Every pair of ``agents`` on the same duplicate deals, a win-rate table and ratings.
     ``record``: as :func:`evaluate_pairing`, every pairing's hands in one file; ``workers``: as
-    :func:`evaluate_pairing`, per pairing."""
+    :func:`evaluate_pairing`, per pairing; ``agent_seed``: pairing k's agents are seeded
+    ``agent_seed + 2k`` and ``+ 2k + 1`` (default ``seed_start``)."""
     rules = make_rules(rules)
+    seed = seed_start if agent_seed is None else agent_seed
     names = [agent_label(a) for a in agents]
     if len(set(names)) != len(names):
         raise ValueError(f"round robin agents need distinct names, got {names}")
@@ -624,7 +627,7 @@ def round_robin(
     pairs = list(itertools.combinations(range(len(agents)), 2))
     for k, (i, j) in enumerate(pairs):
         # Fresh agents per pairing when given by name, so no pairing depends on another's order.
-        sources = [(agents[i], seed_start + 2 * k), (agents[j], seed_start + 2 * k + 1)]
+        sources = [(agents[i], seed + 2 * k), (agents[j], seed + 2 * k + 1)]
         a, b = (_as_agent(x, rules, seed, device) for x, seed in sources)
         seat_team = pairing_seatings(rules)
         pairings.append(_evaluate(rules, [a, b], seat_team, seat_team, (names[i], names[j]), num_deals, seed_start,
@@ -714,6 +717,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--deals", type=int, default=2000, help="duplicate deals (default 2000)")
     parser.add_argument("--seed-start", type=int, default=HELD_OUT_SEED_START,
                         help=f"first deal seed (default: the held-out range from {HELD_OUT_SEED_START})")
+    parser.add_argument("--agent-seed", type=int, default=None,
+                        help="seed of the agents' draws (default: --seed-start); give every chunk of a deal "
+                             "range run in parts the same one and the chunks are the parts of one run")
     parser.add_argument("--batch-deals", type=int, default=DEFAULT_BATCH_DEALS, help="deals per core batch")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     parser.add_argument("--deal-scores", action="store_true",
@@ -778,7 +784,7 @@ def check_arguments(args, rules: Rules) -> None:
 def run(args, rules: Rules) -> int:
     """The evaluation the command line asked for, printed and written."""
     common = dict(num_deals=args.deals, seed_start=args.seed_start, batch_deals=args.batch_deals,
-                  progress=not args.no_progress, record=args.record, device=args.device)
+                  progress=not args.no_progress, record=args.record, device=args.device, agent_seed=args.agent_seed)
     if args.ray:
         startup = connect_ray(args.ray, num_cpus=args.num_workers if args.ray == "local" else None)
         import ray

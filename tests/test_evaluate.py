@@ -184,6 +184,25 @@ def test_command_line_writes_per_deal_scores_when_asked(tmp_path):
     assert [len(p["deal_scores"]) for p in json.loads(rr.read_text())["pairings"]] == [5, 5, 5]
 
 
+def test_command_line_chunks_with_one_agent_seed_are_one_run(tmp_path):
+    def scores(*argv):
+        out = tmp_path / "r.json"
+        assert evaluate.main(["pimc:8", "random", "--preset", "two_player", "--json", str(out), "--deal-scores",
+                              "--no-progress", *argv]) == 0
+        pairing = json.loads(out.read_text())["pairings"][0]
+        return pairing["deal_scores"], pairing["deal_point_diffs"]
+
+    whole = scores("--deals", "5", "--seed-start", "3000000000")
+    tail = scores("--deals", "3", "--seed-start", "3000000002", "--agent-seed", "3000000000")
+    assert tail == (whole[0][2:], whole[1][2:])
+    assert scores("--deals", "3", "--seed-start", "3000000002")[1] != whole[1][2:]  # other agent seeds: other play
+    rr = evaluate.round_robin("two_player", ["pimc:8", "random", "greedy"], num_deals=3, seed_start=3000000002,
+                              agent_seed=3000000000)
+    whole_rr = evaluate.round_robin("two_player", ["pimc:8", "random", "greedy"], num_deals=5, seed_start=3000000000)
+    for part, full in zip(rr.pairings, whole_rr.pairings):
+        assert (part.deal_point_diffs == full.deal_point_diffs[2:]).all()
+
+
 def test_command_line_round_robin_and_teams(tmp_path, capsys):
     assert evaluate.main(["--round-robin", "random", "greedy", "--preset", "corriente", "--deals", "30",
                           "--json", str(tmp_path / "rr.json"), "--no-progress"]) == 0
