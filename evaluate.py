@@ -616,7 +616,7 @@ def round_robin(
     :func:`evaluate_pairing`, per pairing; ``agent_seed``: pairing k's agents are seeded
     ``agent_seed + 2k`` and ``+ 2k + 1`` (default ``seed_start``)."""
     rules = make_rules(rules)
-    seed = seed_start if agent_seed is None else agent_seed
+    first_seed = seed_start if agent_seed is None else agent_seed
     names = [agent_label(a) for a in agents]
     if len(set(names)) != len(names):
         raise ValueError(f"round robin agents need distinct names, got {names}")
@@ -627,7 +627,7 @@ def round_robin(
     pairs = list(itertools.combinations(range(len(agents)), 2))
     for k, (i, j) in enumerate(pairs):
         # Fresh agents per pairing when given by name, so no pairing depends on another's order.
-        sources = [(agents[i], seed + 2 * k), (agents[j], seed + 2 * k + 1)]
+        sources = [(agents[i], first_seed + 2 * k), (agents[j], first_seed + 2 * k + 1)]
         a, b = (_as_agent(x, rules, seed, device) for x, seed in sources)
         seat_team = pairing_seatings(rules)
         pairings.append(_evaluate(rules, [a, b], seat_team, seat_team, (names[i], names[j]), num_deals, seed_start,
@@ -776,9 +776,14 @@ def check_arguments(args, rules: Rules) -> None:
     if args.teams and not rules.partnerships:
         raise ValueError(f"--teams needs the four-player partnership game, not {args.preset}")
     for option in ("json", "csv", "plot", "record"):
-        path = getattr(args, option)
-        if path and not Path(path).resolve().parent.is_dir():
-            raise ValueError(f"--{option} {path}: the directory {Path(path).resolve().parent} does not exist")
+        check_output_path(option, getattr(args, option))
+
+
+def check_output_path(option: str, path: str | None) -> None:
+    """``ValueError`` if the directory of the file ``--option path`` is to be written in is missing
+    (checked before a run, so that its results are not lost at the end)."""
+    if path and not Path(path).resolve().parent.is_dir():
+        raise ValueError(f"--{option} {path}: the directory {Path(path).resolve().parent} does not exist")
 
 
 def run(args, rules: Rules) -> int:

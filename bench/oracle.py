@@ -34,7 +34,7 @@ import time
 import numpy as np
 
 import evaluate
-from agents.base import Agent, agent_names
+from agents.base import Agent
 from agents.pimc import play_out, playout_policy, playout_scores
 from tute_env.core import Game, State
 from tute_env.rules import PRESETS, make_rules
@@ -76,7 +76,7 @@ def exact_values(game: Game, s: State, seat: int, point_weight: float = POINT_WE
 
 
 class Oracle(Agent):
-    """Sees the true state (``state``, ``rows``: set by :class:`PeekTable` before each call)."""
+    """Sees the true state (``state``, ``rows``: set by the table of :func:`peek_table` before each call)."""
 
     name = "oracle"
 
@@ -160,32 +160,25 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.preset not in PRESETS:
         parser.error(f"unknown preset {args.preset!r}; choose from {', '.join(PRESETS)}")
-    if args.opponent.split(":")[0] not in agent_names():
-        parser.error(f"unknown agent {args.opponent!r}; choose from {', '.join(agent_names())}")
     tricks = make_rules(args.preset).num_tricks
     if not 0 <= args.exact_from <= tricks:
         parser.error(f"--exact-from must be a trick from 0 to {tricks} ({tricks}: never exact), got {args.exact_from}")
     if args.deals < 1:
         parser.error(f"--deals must be at least 1, got {args.deals}")
     try:
+        evaluate.check_output_path("json", args.json)
         result, oracle = run(args.preset, args.opponent, args.deals, args.seed_start, args.agent_seed, args.exact_from)
     except ValueError as e:  # e.g. a bad agent spec, or no shipped network for the preset
         parser.error(str(e))
     times = np.array(oracle.seconds or [0.0])
-    figures = {"preset": args.preset, "opponent": args.opponent, "deals": args.deals, "seed_start": args.seed_start,
-               "agent_seed": args.agent_seed, "exact_from": args.exact_from, "win_rate": result.win_rate,
-               "ci": [result.ci_low, result.ci_high], "point_diff": result.mean_point_diff,
-               "seconds": result.seconds, "decision_s": {q: float(np.percentile(times, p)) for q, p in
-                                                         (("p50", 50), ("p99", 99), ("max", 100))},
-               "deal_scores": np.asarray(result.deal_scores).tolist()}
     print(f"oracle vs {args.opponent} ({args.preset}, {args.deals} deals from {args.seed_start}): "
           f"{result.win_rate:.3f} [{result.ci_low:.3f}, {result.ci_high:.3f}], "
           f"points {result.mean_point_diff:+.1f} a hand, {result.seconds:.0f} s")
     if args.json:
-        import json
-
-        with open(args.json, "w") as f:
-            json.dump(figures, f)
+        decision_s = {q: float(np.percentile(times, p)) for q, p in (("p50", 50), ("p99", 99), ("max", 100))}
+        evaluate.write_json(args.json, {"preset": args.preset, "agent_seed": args.agent_seed,
+                                        "exact_from": args.exact_from, "decision_s": decision_s,
+                                        **result.to_dict(with_deals=True)})
     return 0
 
 

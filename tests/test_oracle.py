@@ -64,6 +64,8 @@ def test_the_oracle_plays_legally_and_a_deal_alike_in_any_chunk():
     (["--preset", "bridge"], "unknown preset 'bridge'"),
     (["--opponent", "pimc:x", "--deals", "1"], "bad pimc spec 'x'"),
     (["--deals", "0"], "--deals must be at least 1"),
+    (["--deals", "1", "--json", "/no/such/dir/o.json"], "does not exist"),
+    (["--opponent", "nobody", "--deals", "1"], "unknown agent 'nobody'"),
 ])
 def test_bad_command_lines_exit_2_with_one_message(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_:
@@ -77,3 +79,14 @@ def test_the_oracle_refuses_to_act_without_the_true_state():
     rules = make_rules("partnership")
     with pytest.raises(RuntimeError, match="acts only at a peek_table"):
         oracle.Oracle(rules).act_batch(np.zeros((1, 10), np.int8), np.ones((1, 47), bool))
+
+
+def test_the_command_line_writes_the_pairing_with_its_deal_scores(tmp_path, capsys):
+    out = tmp_path / "o.json"
+    assert oracle.main(["--opponent", "random", "--deals", "2", "--exact-from", "8", "--json", str(out)]) == 0
+    import json
+
+    data = json.loads(out.read_text())
+    assert data["agent_a"] == "oracle" and data["agent_b"] == "random" and data["exact_from"] == 8
+    assert len(data["deal_scores"]) == 2 and np.mean(data["deal_scores"]) == pytest.approx(data["win_rate"])
+    assert "oracle vs random" in capsys.readouterr().out
