@@ -1,6 +1,8 @@
 """bench.oracle (issue 14's ceiling): the exact endgame is minimax, the oracle plays legally and
 the same deal alike in any chunk, and its command line refuses bad input with exit code 2."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -84,8 +86,6 @@ def test_the_oracle_refuses_to_act_without_the_true_state():
 def test_the_command_line_writes_the_pairing_with_its_deal_scores(tmp_path, capsys):
     out = tmp_path / "o.json"
     assert oracle.main(["--opponent", "random", "--deals", "2", "--exact-from", "8", "--json", str(out)]) == 0
-    import json
-
     data = json.loads(out.read_text())
     assert data["agent_a"] == "oracle" and data["agent_b"] == "random" and data["exact_from"] == 8
     assert len(data["deal_scores"]) == 2 and np.mean(data["deal_scores"]) == pytest.approx(data["win_rate"])
