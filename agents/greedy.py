@@ -85,11 +85,6 @@ def declaration_actions(masks: np.ndarray, trump: np.ndarray, turned_card: np.nd
     return np.where(masks[:, TUTE], TUTE, out).astype(np.int64)
 
 
-def least_valuable(cards: np.ndarray, trump: np.ndarray) -> np.ndarray:
-    """(B,) the least valuable card of each row of a (B, 40) bool set (non-trump, weakest)."""
-    return np.where(cards, VALUE_KEY[trump], _NO_CARD).argmin(axis=1)
-
-
 class GreedyAgent(Agent):
     """One-ply: takes a trick cheaply when it holds points, else throws its least valuable card;
     always declares Tute and sings its best cante (see the module docstring)."""
