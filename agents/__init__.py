@@ -5,6 +5,7 @@
 >>> actions = bot.act_batch(observations, masks)  # "ppo", "search", "search:N" or a checkpoint path
 """
 
-from .base import Agent, RandomAgent, agent_names, make_agent
+from .base import Agent, RandomAgent
+from .registry import agent_names, make_agent
 
 __all__ = ["Agent", "RandomAgent", "agent_names", "make_agent"]

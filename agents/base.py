@@ -1,8 +1,7 @@
-"""The agent interface, the agent registry and the uniformly random agent."""
+"""The agent interface, the uniformly random agent, and where the shipped networks are."""
 
 from __future__ import annotations
 
-import importlib
 import time
 from pathlib import Path
 
@@ -77,17 +76,6 @@ class Timed:
         return f"Timed({self.policy!r})"
 
 
-# name -> "module:Class" (imported on first use, so that e.g. torch loads only for trained agents)
-_REGISTRY = {
-    "random": "agents.base:RandomAgent",
-    "greedy": "agents.greedy:GreedyAgent",
-    "heuristic": "agents.heuristic:HeuristicAgent",
-    "pimc": "agents.pimc:PIMCAgent",
-    "ppo": "agents.ppo:PPOAgent",
-    "search": "agents.search:SearchAgent",
-}
-
-
 #: Where the shipped trained agents are, one per preset: ``<preset>.pt``.
 CHECKPOINT_DIR = Path(__file__).parent / "checkpoints"
 
@@ -97,29 +85,3 @@ def shipped_presets() -> list[str]:
     from tute_env.rules import PRESETS
 
     return sorted(p.stem for p in CHECKPOINT_DIR.glob("*.pt") if p.stem in PRESETS)
-
-
-def agent_names() -> list[str]:
-    return sorted(_REGISTRY)
-
-
-def make_agent(spec: str, rules: Rules, seed: int = 0, device: str = "cpu") -> Agent:
-    """An agent from its name: ``random``, ``greedy``, ``heuristic``, ``pimc`` or ``pimc:N``
-    (N samples), ``ppo`` (the shipped agent of this preset; ``ppo:sample`` sampling), ``search`` or
-    ``search:N`` (PIMC with the shipped network's playouts and critic, N samples; presets with a
-    shipped network only), or a path to a checkpoint file.
-    ``device``: where a trained agent's network runs (``auto``, ``cpu``, ``cuda``, ``cuda:N``)."""
-    name, _, arg = spec.partition(":")
-    if name == "ppo" and not Path(spec).exists():
-        from .ppo import PPOAgent
-
-        return PPOAgent.from_spec(arg, rules, seed, device) if arg else PPOAgent(rules, seed=seed, device=device)
-    if name in _REGISTRY:
-        module, cls = _REGISTRY[name].split(":")
-        agent_cls = getattr(importlib.import_module(module), cls)
-        return agent_cls.from_spec(arg, rules, seed) if arg else agent_cls(rules, seed=seed)
-    if Path(spec).suffix in (".pt", ".pth") or Path(spec).exists():
-        from .ppo import PPOAgent
-
-        return PPOAgent.from_checkpoint(spec, rules, seed=seed, device=device)
-    raise ValueError(f"unknown agent {spec!r}: expected one of {agent_names()}, 'pimc:N', or a checkpoint path")

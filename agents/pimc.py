@@ -2,7 +2,7 @@
 
 For each decision the bot
 
-1. **samples deals** of the cards it has not seen (:class:`DealSampler`): the other hands and
+1. **samples deals** of the cards it has not seen (:class:`tute_env.infoset.DealSampler`): the other hands and
    the face-down stock, consistent with everything its information set says -- played and sung
    cards, the shown or turned card, cards known to be in a hand (sung pairs, an exchanged or
    last-drawn turned card) and the public inferences of the strict rules (``cannot_hold``: void
@@ -10,7 +10,7 @@ For each decision the bot
    consistent deals with a small dynamic programme over the remaining capacity of each hand and
    of the stock, and draws uniformly among them. It never returns an inconsistent deal and
    needs no rejection loop, however tight the constraints are;
-2. **builds core states** (:func:`build_states`), one lane per sample and candidate action,
+2. **builds core states** (:func:`tute_env.infoset.build_states`), one lane per sample and candidate action,
    with the observer at absolute seat 0 (relative seats and sides of the observation are then
    absolute ones);
 3. **plays every lane out** to the end of the hand with a cheap vectorised rule-based policy
@@ -38,16 +38,13 @@ count keeps a decision well inside the default 1 second on the benchmark machine
 
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
 from tute_env import streams
 from tute_env.cards import (
     ALL_CARDS,
-    BIT,
     CARD_POINTS,
     CARD_STRENGTH,
     CARD_SUIT,
@@ -55,278 +52,28 @@ from tute_env.cards import (
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_FACES,
-    SING_BASE,
     STRONGER,
     SUIT_SET,
-    TUTE,
     U64,
     beating_cards,
-    pack_sets,
-    popcount,
     unpack_sets,
 )
 from tute_env.core import Game, State
+from tute_env.infoset import (
+    DealSampler,
+    InconsistentInfoSet,
+    InfoSet,
+    build_states,
+    deal_constraints,
+    decode_infoset,
+)
 from tute_env.rules import Rules
 from tute_env.scoring import hand_rewards, points_rewards
 
 from .base import Agent
 from .greedy import declaration_actions
-from .infoset import InfoSet, decode_infoset
 
 _ZERO = U64(0)
-
-
-# ----------------------------------------------------------------------------------------------
-# 1. Sampling hidden deals
-# ----------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class DealConstraints:
-    """What one information set says about the hidden cards. Seats are relative (0 = observer).
-
-    A consistent deal gives every seat ``k`` a hand of exactly ``hand_sizes[k]`` cards made of
-    ``fixed[k]`` (cards it holds that are not among the unseen: the observer's own hand, the
-    partnership's shown card in the dealer's hand), ``forced[k]`` (unseen cards publicly known
-    to be in that hand) and other unseen cards, none of them in ``cannot_hold[k]``; the
-    remaining ``face_down`` unseen cards form the face-down stock (any order).
-    """
-
-    num_players: int
-    unseen: int
-    hand_sizes: tuple[int, ...]
-    fixed: tuple[int, ...]
-    forced: tuple[int, ...]
-    cannot_hold: tuple[int, ...]
-    face_down: int
-
-    @property
-    def free(self) -> int:
-        """Unseen cards whose place is not known."""
-        forced = 0
-        for f in self.forced:
-            forced |= f
-        return self.unseen & ~forced
-
-    def capacities(self) -> list[int]:
-        """Free cards still to place in each other seat's hand (seats 1..n-1), then the stock."""
-        caps = [
-            self.hand_sizes[k] - popcount(self.fixed[k]) - popcount(self.forced[k]) for k in range(1, self.num_players)
-        ]
-        return caps + [self.face_down]
-
-    def is_consistent(self, hands, stock) -> bool:
-        """Whether a deal (``hands[k]``: 40-bit set per relative seat, ``stock``: card ids of the
-        face-down stock) agrees with these constraints."""
-        hands = [int(h) for h in hands]
-        stock = [int(c) for c in stock]
-        stock_set = 0
-        for c in stock:
-            stock_set |= 1 << c
-        if len(stock) != self.face_down or popcount(stock_set) != len(stock):
-            return False
-        every = stock_set
-        for k in range(self.num_players):
-            h = hands[k]
-            if popcount(h) != self.hand_sizes[k] or h & every:
-                return False
-            every |= h
-            if h & self.fixed[k] != self.fixed[k] or h & self.forced[k] != self.forced[k]:
-                return False
-            if h & self.cannot_hold[k] and k != 0:
-                return False
-            if k > 0 and (h & ~self.fixed[k]) & ~self.unseen:
-                return False
-        return (stock_set | self.unseen) == self.unseen and every & self.unseen == self.unseen
-
-
-def deal_constraints(info: InfoSet, lane: int) -> DealConstraints:
-    """The :class:`DealConstraints` of row ``lane`` of an information-set batch.
-
-    Hand sizes: the observer is to act, so it has not played to the trick in progress; every seat
-    held as many cards as the observer at the start of the trick (cards are dealt and drawn
-    evenly, R3 R4), one fewer for the seats that have played to it since.
-    """
-    r = info.rules
-    n = r.num_players
-    unseen = int(info.unseen[lane])
-    hand = int(info.hand[lane])
-    h = popcount(hand)
-    trick = info.trick[lane]
-    sizes = tuple(h if k == 0 else h - int(trick[k] >= 0) for k in range(n))
-    known = [int(x) for x in info.known[lane]]
-    fixed = [hand] + [known[k] & ~unseen for k in range(1, n)]
-    forced = [0] + [known[k] & unseen for k in range(1, n)]
-    stock_left = int(info.stock_size[lane])
-    if r.has_stock and r.turned_card_drawn and stock_left > 0:
-        stock_left -= 1  # the turned card is the last card drawn, and it is visible
-    return DealConstraints(
-        num_players=n,
-        unseen=unseen,
-        hand_sizes=sizes,
-        fixed=tuple(fixed),
-        forced=tuple(forced),
-        cannot_hold=tuple(int(x) for x in info.cannot_hold[lane]),
-        face_down=stock_left if r.has_stock else 0,
-    )
-
-
-class InconsistentInfoSet(ValueError):
-    """No deal of the hidden cards agrees with the information set."""
-
-
-class DealSampler:
-    """Uniform sampling of the deals that agree with :class:`DealConstraints`.
-
-    The free unseen cards are placed one at a time into "bins" (the other seats' hands, then the
-    stock). ``ways[k][c]`` counts the ways to place cards ``k..`` into bins with remaining
-    capacities ``c`` (a dense array indexed by the capacity vector), respecting each card's
-    allowed bins; card ``k`` goes to bin ``b`` with probability ``ways[k+1][c - e_b] /
-    ways[k][c]``, which makes the whole deal uniform over the consistent deals. Samples are
-    drawn vectorised over a batch. The stock's order is a uniform shuffle of its cards.
-    """
-
-    def __init__(self, cons: DealConstraints, relax: bool = False):
-        self.cons = cons
-        n = cons.num_players
-        self.caps = np.array(cons.capacities(), dtype=np.intp)
-        if (self.caps < 0).any() or self.caps.sum() != popcount(cons.free):
-            raise InconsistentInfoSet(
-                f"hand sizes {cons.hand_sizes} and stock {cons.face_down} do not add up to the "
-                f"{popcount(cons.unseen)} unseen cards"
-            )
-        for k in range(1, n):
-            if cons.forced[k] & cons.cannot_hold[k] and not relax:
-                raise InconsistentInfoSet(f"seat {k} is known to hold a card it cannot hold")
-        self.cards = np.array([c for c in range(NUM_CARDS) if cons.free >> c & 1], dtype=np.intp)
-        m = n  # n - 1 seats and the stock
-        self.num_bins = m
-        allowed = np.ones((len(self.cards), m), dtype=bool)
-        if not relax:
-            for k in range(1, n):
-                allowed[:, k - 1] = [(cons.cannot_hold[k] >> int(c) & 1) == 0 for c in self.cards]
-        self.allowed = allowed
-        shape = tuple(int(c) + 1 for c in self.caps)
-        num = len(self.cards)
-        ways = [None] * (num + 1)
-        last = np.zeros(shape)
-        last[(0,) * m] = 1.0
-        ways[num] = last
-        log_scale = 0.0
-        for k in range(num - 1, -1, -1):
-            nxt = ways[k + 1]
-            cur = np.zeros(shape)
-            for b in np.flatnonzero(allowed[k]):
-                dst = [slice(None)] * m
-                src = [slice(None)] * m
-                dst[b] = slice(1, None)
-                src[b] = slice(0, -1)
-                cur[tuple(dst)] += nxt[tuple(src)]
-            # Scale to keep the counts in range (only ratios matter).
-            top = cur.max()
-            if top > 0:
-                cur /= top
-                log_scale += np.log(top)
-            ways[k] = cur
-        self.ways = ways
-        if ways[0][tuple(self.caps)] <= 0:
-            raise InconsistentInfoSet("no deal of the unseen cards agrees with the information set")
-        #: Number of consistent deals: placements of the free cards times orders of the stock.
-        self.num_deals = float(np.exp(np.log(ways[0][tuple(self.caps)]) + log_scale)) * math.factorial(cons.face_down)
-
-    def sample(self, rng: np.random.Generator, num: int) -> tuple[np.ndarray, np.ndarray]:
-        """``num`` deals: hands ``(num, n)`` uint64 by relative seat (seat 0 = the observer's own
-        hand) and the face-down stock ``(num, face_down)`` int8 in drawing order."""
-        cons, m = self.cons, self.num_bins
-        caps = np.tile(self.caps, (num, 1))
-        rows = np.arange(num)
-        where = np.empty((num, len(self.cards)), dtype=np.intp)
-        for k in range(len(self.cards)):
-            weight = np.zeros((num, m))
-            for b in np.flatnonzero(self.allowed[k]):
-                ok = caps[:, b] > 0
-                idx = caps.copy()
-                idx[:, b] = np.maximum(idx[:, b] - 1, 0)
-                weight[:, b] = np.where(ok, self.ways[k + 1][tuple(idx.T)], 0.0)
-            cum = weight.cumsum(axis=1)
-            u = rng.random(num) * cum[:, -1]
-            choice = (cum > u[:, None]).argmax(axis=1)
-            where[:, k] = choice
-            caps[rows, choice] -= 1
-        bits = BIT[self.cards]
-        hands = np.zeros((num, cons.num_players), dtype=U64)
-        hands[:, 0] = cons.fixed[0]
-        for k in range(1, cons.num_players):
-            placed = np.bitwise_or.reduce(np.where(where == k - 1, bits, _ZERO), axis=1) if len(bits) else _ZERO
-            hands[:, k] = placed | U64(cons.fixed[k] | cons.forced[k])
-        if cons.face_down:
-            keys = np.where(where == m - 1, rng.random(where.shape), np.inf)
-            order = np.argsort(keys, axis=1, kind="stable")[:, : cons.face_down]
-            stock = self.cards[order].astype(np.int8)
-        else:
-            stock = np.zeros((num, 0), dtype=np.int8)
-        return hands, stock
-
-
-def sample_deals(info: InfoSet, lane: int, num: int, rng: np.random.Generator):
-    """``num`` uniform consistent deals for row ``lane``: ``(hands, stock)`` as
-    :meth:`DealSampler.sample` returns them."""
-    return DealSampler(deal_constraints(info, lane)).sample(rng, num)
-
-
-# ----------------------------------------------------------------------------------------------
-# 2. Core states from an information set and sampled hidden cards
-# ----------------------------------------------------------------------------------------------
-def build_states(game: Game, info: InfoSet, lane: int, hands: np.ndarray, stock: np.ndarray) -> State:
-    """Core states (one lane per sampled deal) of row ``lane``'s information set with the
-    sampled ``hands`` (``(S, n)`` by relative seat) and face-down ``stock`` (``(S, face_down)``).
-
-    The observer sits at absolute seat 0, so relative seats and sides are absolute. The state's
-    ``legal`` is the observer's real legal set (the mask), so the first action is checked
-    against it; ``step`` recomputes legality afterwards.
-    """
-    r = game.rules
-    S = len(hands)
-    st = game.empty_state(S)
-    st.hands[:] = hands
-    st.played[:] = info.played[lane]
-    st.known[:] = info.known[lane]
-    st.cannot_hold[:] = info.cannot_hold[lane]
-    trick = info.trick[lane]
-    st.trick[:] = trick
-    leader = int(info.trick_leader[lane])
-    st.trick_leader[:] = leader
-    st.trick_size[:] = int((trick >= 0).sum())
-    st.best_card[:] = info.best_card[lane]
-    st.best_seat[:] = info.trick_winner[lane]
-    st.current[:] = 0
-    st.decision[:] = info.decision[lane]
-    st.dealer[:] = info.dealer[lane]
-    st.trump[:] = info.trump[lane]
-    st.turned_card[:] = info.shown_card[lane]
-    face_down = stock.shape[1]
-    if r.stock_size:
-        st.stock[:, r.stock_size - face_down :] = stock
-        st.stock_next[:] = r.stock_size - face_down
-    st.to_draw[:] = info.stock_size[lane]
-    tricks = int(info.tricks_played[lane])
-    st.tricks_played[:] = tricks
-    st.last_winner[:] = leader if tricks > 0 else -1
-    st.last_won[:] = info.last_won[lane]
-    st.card_points[:] = info.card_points[lane]
-    st.cante_points[:] = info.cante_points[lane]
-    sung_by = info.sung_by[lane]
-    st.sung_by[:] = sung_by
-    for suit in range(4):
-        if sung_by[suit] >= 0 and suit != info.trump[lane]:
-            st.sang_twenty[:, sung_by[suit]] = True
-    st.exchanged[:] = info.exchanged[lane]
-    mask_bits = pack_sets(info.mask[lane][None])[0]
-    # Whether the observer has already declared for the last trick won is not in the
-    # observation; declarations the core would allow but the mask does not say it has.
-    dec_bits = U64(sum(1 << a for a in range(SING_BASE, TUTE + 1)))
-    if S and int(game.legal_sets(st.take([0]))[0] & dec_bits & ~mask_bits):
-        st.declared[:, 0] = True
-    st.legal[:] = mask_bits
-    return st
 
 
 # ----------------------------------------------------------------------------------------------
@@ -345,7 +92,8 @@ _NUM_KINDS = 7
 _LEGAL, _BEATS, _KEEP, _MASTER = 1, 2, 4, 8
 _NUM_CODES = 16
 _ILLEGAL_COST = np.int16(32767)
-POOR_TRUMP_BASE, POOR_TRUMP_PER_STRENGTH = 50.0, 0.0
+#: The cost of trumping a trick not worth a trump (free stock phase), per trump played.
+POOR_TRUMP = 50.0
 RICH_TRICK = 10
 
 
@@ -374,9 +122,8 @@ def _cost_table() -> np.ndarray:
                 mid = win + 3.0
             out[trump, _FOLLOW, code] = (mid if beats else 40.0 + lose) + extra
             # Free stock phase, a trick not worth a trump: trump only rather than give points.
-            poor = POOR_TRUMP_BASE + POOR_TRUMP_PER_STRENGTH * S
-            out[trump, _FOLLOW_LAST_POOR, code] = out[trump, _FOLLOW_LAST, code] + poor * t * beats
-            out[trump, _FOLLOW_POOR, code] = out[trump, _FOLLOW, code] + poor * t * beats
+            out[trump, _FOLLOW_LAST_POOR, code] = out[trump, _FOLLOW_LAST, code] + POOR_TRUMP * t * beats
+            out[trump, _FOLLOW_POOR, code] = out[trump, _FOLLOW, code] + POOR_TRUMP * t * beats
     cost = np.round(out * 10).astype(np.int16)
     cost[:, :, np.arange(_NUM_CODES) & _LEGAL == 0] = _ILLEGAL_COST
     return cost

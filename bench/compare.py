@@ -51,7 +51,7 @@ for _ in range(1500):
     m = envs.action_masks(); envs.step(np.argmax(rng.random(m.shape) * m, axis=1))
 """,
     "eval": """
-import evaluate
+import evaluate  # the script: before and after the tute_lab package alike
 evaluate.evaluate_pairing("partnership", "greedy", "greedy", num_deals=32768, batch_deals=4096)
 """,
     "ppo": """

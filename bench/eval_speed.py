@@ -24,10 +24,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import evaluate
 from tute_env.core import Game
 from tute_env.rules import make_rules
 from tute_env.table import Table
+from tute_lab import evaluation
 
 TARGET_HANDS_PER_SECOND = 5000
 TARGET_PIMC_SECONDS = 1.0
@@ -61,11 +61,11 @@ def git_state(path: str) -> str:
 def eval_speed(preset: str, a: str, b: str, deals: int, repeats: int) -> dict:
     """Best of ``repeats`` runs of one duplicate evaluation of ``deals`` deals (one batch)."""
     warnings.simplefilter("ignore")
-    evaluate.evaluate_pairing(preset, a, b, num_deals=min(deals, 64))  # warm up
+    evaluation.evaluate_pairing(preset, a, b, num_deals=min(deals, 64))  # warm up
     best = None
     for r in range(repeats):
-        res = evaluate.evaluate_pairing(preset, a, b, num_deals=deals, batch_deals=deals,
-                                        seed_start=evaluate.HELD_OUT_SEED_START + r * deals)
+        res = evaluation.evaluate_pairing(preset, a, b, num_deals=deals, batch_deals=deals,
+                                        seed_start=evaluation.HELD_OUT_SEED_START + r * deals)
         if best is None or res.seconds < best.seconds:
             best = res
     return {"preset": preset, "pairing": f"{a} vs {b}", "deals": deals, "hands": best.hands,
@@ -148,7 +148,7 @@ def main(argv=None) -> int:
         "## Duplicate evaluation between rule-based bots",
         "",
         "A duplicate hand is one game of a deal played in one seating; a duplicate deal is played in "
-        "both seatings (two hands). Each figure is the whole `evaluate.evaluate_pairing` (dealing, "
+        "both seatings (two hands). Each figure is the whole `tute_lab.evaluation.evaluate_pairing` (dealing, "
         f"observations, bots, rules core, scoring) on one batch, best of {args.repeats} runs for greedy.",
         "",
         f"Target: at least {TARGET_HANDS_PER_SECOND:,} duplicate hands per second for greedy vs greedy.",

@@ -14,7 +14,7 @@ action is made on the true deal:
 * before, by a one-ply search: each legal action followed by pimc's rule-based playout
   (:func:`agents.pimc.playout_policy`) of the true deal to the end, the best score chosen.
 
-It is scored like any pairing (:func:`evaluate.evaluate_pairing`: duplicate deals, the sides
+It is scored like any pairing (:func:`tute_lab.evaluation.evaluate_pairing`: duplicate deals, the sides
 swapped; the oracle holds every seat of its side). The default deal range is the tuning one
 (from seed 2,000,000,000), apart from the held-out range. With keyed streams a deal's games do
 not depend on the batch, so a run split into chunks (``--seed-start``, the same ``--agent-seed``)
@@ -33,12 +33,12 @@ import time
 
 import numpy as np
 
-import evaluate
 from agents.base import Agent
 from agents.pimc import play_out, playout_policy, playout_scores
 from tute_env.core import Game, State
 from tute_env.rules import PRESETS, make_rules
 from tute_env.table import LEARNER, Table
+from tute_lab import evaluation
 
 #: pimc's point weight: the oracle's score is pimc's.
 POINT_WEIGHT = 1.15
@@ -130,20 +130,20 @@ def peek_table(oracle: Oracle, index: int = 0) -> type[Table]:
 @contextlib.contextmanager
 def seated(oracle: Oracle):
     """Evaluation's table replaced by :func:`peek_table` for the block."""
-    saved = evaluate.Table
-    evaluate.Table = peek_table(oracle)
+    saved = evaluation.Table
+    evaluation.Table = peek_table(oracle)
     try:
         yield
     finally:
-        evaluate.Table = saved
+        evaluation.Table = saved
 
 
 def run(preset: str, opponent: str, deals: int, seed_start: int, agent_seed: int, exact_from: int):
-    """(the :class:`evaluate.PairingResult` of the oracle against ``opponent``, the oracle)."""
+    """(the :class:`tute_lab.evaluation.PairingResult` of the oracle against ``opponent``, the oracle)."""
     rules = make_rules(preset)
     oracle = Oracle(rules, exact_from)
     with seated(oracle):
-        result = evaluate.evaluate_pairing(rules, oracle, opponent, deals, seed_start=seed_start,
+        result = evaluation.evaluate_pairing(rules, oracle, opponent, deals, seed_start=seed_start,
                                            agent_seed=agent_seed)
     return result, oracle
 
@@ -166,7 +166,7 @@ def main(argv=None) -> int:
     if args.deals < 1:
         parser.error(f"--deals must be at least 1, got {args.deals}")
     try:
-        evaluate.check_output_path("json", args.json)
+        evaluation.check_output_path("json", args.json)
         result, oracle = run(args.preset, args.opponent, args.deals, args.seed_start, args.agent_seed, args.exact_from)
     except ValueError as e:  # e.g. a bad agent spec, or no shipped network for the preset
         parser.error(str(e))
@@ -176,7 +176,7 @@ def main(argv=None) -> int:
           f"points {result.mean_point_diff:+.1f} a hand, {result.seconds:.0f} s")
     if args.json:
         decision_s = {q: float(np.percentile(times, p)) for q, p in (("p50", 50), ("p99", 99), ("max", 100))}
-        evaluate.write_json(args.json, {"preset": args.preset, "agent_seed": args.agent_seed,
+        evaluation.write_json(args.json, {"preset": args.preset, "agent_seed": args.agent_seed,
                                         "exact_from": args.exact_from, "decision_s": decision_s,
                                         **result.to_dict(with_deals=True)})
     return 0

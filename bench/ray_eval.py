@@ -14,7 +14,8 @@ import argparse
 import os
 import time
 
-from evaluate import connect_ray, evaluate_pairing
+from tute_lab.evaluation import evaluate_pairing
+from tute_lab.ray_cluster import connect_ray
 
 from .common import machine, show, today
 

@@ -26,15 +26,20 @@ import time
 import torch
 
 import train
-from evaluate import connect_ray
+from agents.ppo import PolicyNet, resolve_device
 from tute_env.rules import make_rules
+from tute_lab.ray_cluster import connect_ray
+from tute_lab.training.rollout import Rollout
+from tute_lab.training.selfplay import Pool
+from tute_lab.training.settings import Args, check_args, parse_args
+from tute_lab.training.workers import start_workers
 
 from .common import machine, show, today
 
 
-def rollout_speed(rules, args: train.Args, net, pool, updates: int) -> tuple[dict, train.Rollout]:
+def rollout_speed(rules, args: Args, net, pool, updates: int) -> tuple[dict, Rollout]:
     """Learner and env decisions/s of ``updates`` rollouts of ``args``'s workers (after a warm-up)."""
-    workers = train.start_workers(rules, args, torch.device("cpu"))
+    workers = start_workers(rules, args, torch.device("cpu"))
     try:
         workers.collect(0, net, pool)
         decisions, start = workers.decisions(), time.perf_counter()
@@ -64,11 +69,11 @@ def main(argv=None) -> None:
         sizes = ["--num-envs", "64", "--num-minibatches", "2"]
     updates = 2 if opts.quick else opts.updates
     threads = ["--threads", str(opts.threads)] if opts.threads else []
-    args = train.parse_args(["--config", opts.config, *sizes, *threads, "--device", opts.device, "--eval-every", "0"])
+    args = parse_args(["--config", opts.config, *sizes, *threads, "--device", opts.device, "--eval-every", "0"])
     rules = make_rules(args.preset, **args.rule_overrides)
     torch.set_num_threads(args.threads)
-    net = train.PolicyNet(rules, args.hidden, args.central_critic)
-    pool = train.Pool(rules, args.bots, args.seed, args.pool_size, args.hidden, args.central_critic)
+    net = PolicyNet(rules, args.hidden, args.central_critic)
+    pool = Pool(rules, args.bots, args.seed, args.pool_size, args.hidden, args.central_critic)
     for k in range(min(args.pool_size, 4)):  # a pool with snapshots, as in a run past its start
         pool.add_snapshot(net, f"snapshot@{k}")
     figures = {"date": today(), "machine": machine(), "config": opts.config, "num_envs": args.num_envs,
@@ -78,17 +83,17 @@ def main(argv=None) -> None:
     figures["ray_startup_seconds"] = round(connect_ray("local", num_cpus=max(opts.workers)), 1)
     for n in opts.workers:
         distributed = dataclasses.replace(args, ray="local", num_workers=n)
-        train.check_args(distributed)
+        check_args(distributed)
         figures[f"ray_{n}_workers"], buf = rollout_speed(rules, distributed, net, pool, updates)
     # Weak scaling: one worker with the games of one shard of the largest N (the same per-worker load).
     shard = dataclasses.replace(args, ray="local", num_workers=1, num_envs=args.num_envs // max(opts.workers))
     figures[f"ray_1_worker_{shard.num_envs}_games"], _ = rollout_speed(rules, shard, net, pool, updates)
     figures["load_average_after_rollouts"] = os.getloadavg()[0]
 
-    device = train.resolve_device(opts.device)
+    device = resolve_device(opts.device)
     learner = net.to(device)
     optimizer = torch.optim.Adam(learner.parameters(), lr=args.learning_rate, eps=1e-5)
-    buf = train.Rollout.cat([buf], device)
+    buf = Rollout.cat([buf], device)
     adv, returns = train.advantages(buf, args)
     train.ppo_update(learner, optimizer, buf, adv, returns, args)  # warm-up
     start = time.perf_counter()

@@ -216,7 +216,7 @@ def _eval_section(results: dict) -> list[str]:
     lines = [
         "## Evaluation and search",
         "",
-        f"Greedy vs greedy: `evaluate.evaluate_pairing` over {s['eval_deals']} duplicate deals in one batch "
+        f"Greedy vs greedy: `tute_lab.evaluation.evaluate_pairing` over {s['eval_deals']} duplicate deals in one batch "
         f"(`bench.eval_speed.eval_speed`), median of {s['eval_runs']} runs; a duplicate hand is one game of a deal "
         f"in one seating. PIMC: the default `pimc` bot on single observations from random points of random hands "
         f"(`bench.eval_speed.pimc_speed`), {s['pimc_moves']} moves a run, median of {s['pimc_runs']} runs.",

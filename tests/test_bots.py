@@ -281,7 +281,7 @@ def test_heuristic_decides_each_game_alone():
     """The compiled card scores read one game at a time: a batch's decisions are those of its
     rows decided one by one, in any order and mixed with other games."""
     from agents.heuristic import heuristic_actions
-    from agents.infoset import decode_infoset
+    from tute_env.infoset import decode_infoset
 
     rules = make_rules("partnership")
     seen = []
@@ -299,7 +299,7 @@ def test_heuristic_decides_each_game_alone():
 def test_heuristic_rejects_a_misfit_information_set():
     """A malformed information set raises, naming what is wrong, before compiled code reads it."""
     from agents.heuristic import card_values
-    from agents.infoset import decode_infoset
+    from tute_env.infoset import decode_infoset
 
     rules = make_rules("partnership")
     state = Game(rules).random_state(np.random.default_rng(1), 4)

@@ -14,16 +14,17 @@ import pytest
 
 import evaluate
 from agents import make_agent
-from evaluate import (
+from tute_env.rules import make_rules
+from tute_lab.evaluation import (
     HELD_OUT_SEED_START,
     TRAINING_SEED_LIMIT,
     deal_set,
     evaluate_pairing,
     evaluate_teams,
     pairing_seatings,
+    plot_table,
     round_robin,
 )
-from tute_env.rules import make_rules
 
 
 def test_held_out_seed_range():
@@ -146,7 +147,7 @@ def test_round_robin_table_and_ratings(tmp_path):
     assert rr.ratings["greedy"]["mu"] > rr.ratings["random"]["mu"]
     assert rr.ratings["heuristic"]["mu"] > rr.ratings["random"]["mu"]
     json.dumps(rr.to_dict())
-    evaluate.plot_table(rr, tmp_path / "table.png")
+    plot_table(rr, tmp_path / "table.png")
     assert (tmp_path / "table.png").stat().st_size > 1000
 
 
@@ -196,9 +197,9 @@ def test_command_line_chunks_with_one_agent_seed_are_one_run(tmp_path):
     tail = scores("--deals", "3", "--seed-start", "3000000002", "--agent-seed", "3000000000")
     assert tail == (whole[0][2:], whole[1][2:])
     assert scores("--deals", "3", "--seed-start", "3000000002")[1] != whole[1][2:]  # other agent seeds: other play
-    rr = evaluate.round_robin("two_player", ["pimc:8", "random", "greedy"], num_deals=3, seed_start=3000000002,
+    rr = round_robin("two_player", ["pimc:8", "random", "greedy"], num_deals=3, seed_start=3000000002,
                               agent_seed=3000000000)
-    whole_rr = evaluate.round_robin("two_player", ["pimc:8", "random", "greedy"], num_deals=5, seed_start=3000000000)
+    whole_rr = round_robin("two_player", ["pimc:8", "random", "greedy"], num_deals=5, seed_start=3000000000)
     for part, full in zip(rr.pairings, whole_rr.pairings):
         assert (part.deal_point_diffs == full.deal_point_diffs[2:]).all()
 

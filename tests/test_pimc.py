@@ -13,20 +13,19 @@ from hypothesis import strategies as st
 
 from agents import make_agent
 from agents.base import RandomAgent
-from agents.infoset import decode_infoset
-from agents.pimc import (
-    DealConstraints,
-    DealSampler,
-    InconsistentInfoSet,
-    PIMCAgent,
-    build_states,
-    deal_constraints,
-    play_out,
-    sample_deals,
-)
+from agents.pimc import PIMCAgent, play_out
 from tute_env.cards import NUM_ACTIONS, popcount
 from tute_env.core import Game
 from tute_env.core import random_legal_actions as random_actions
+from tute_env.infoset import (
+    DealConstraints,
+    DealSampler,
+    InconsistentInfoSet,
+    build_states,
+    deal_constraints,
+    decode_infoset,
+    sample_deals,
+)
 from tute_env.observation import encode_observation
 from tute_env.rules import PRESETS, make_rules
 from tute_env.table import Table

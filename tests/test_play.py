@@ -11,21 +11,14 @@ import numpy as np
 import pytest
 from conftest import build_deal  # tests/conftest.py
 
-from agents.play import (
-    Console,
-    Quit,
-    describe_action,
-    explain_illegal,
-    main,
-    make_bots,
-    narrate,
-    parse_choice,
-    play_hand,
-)
 from tute_env.cards import EXCHANGE, action_id, card_id
 from tute_env.core import Game
 from tute_env.deal import Deal
+from tute_env.narrate import describe_action, explain_illegal, narrate
 from tute_env.rules import PRESETS, make_rules
+from tute_play.cli import main
+from tute_play.levels import make_bots
+from tute_play.terminal import Console, Quit, parse_choice, play_hand
 
 
 def scripted(lines):
@@ -166,7 +159,7 @@ def test_exchange_is_described_with_the_card_given(turned, given):
 ])
 def test_command_line_bad_input_is_one_message_and_exit_2(argv, message):
     root = Path(__file__).resolve().parent.parent
-    proc = subprocess.run([sys.executable, "-m", "agents.play", *argv], cwd=root, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "tute_play", *argv], cwd=root, capture_output=True, text=True,
                           input="", timeout=300)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
@@ -174,7 +167,7 @@ def test_command_line_bad_input_is_one_message_and_exit_2(argv, message):
 
 def test_help_names_each_level_and_how_to_type_a_move():
     root = Path(__file__).resolve().parent.parent
-    text = subprocess.run([sys.executable, "-m", "agents.play", "--help"], cwd=root, capture_output=True, text=True,
+    text = subprocess.run([sys.executable, "-m", "tute_play", "--help"], cwd=root, capture_output=True, text=True,
                           timeout=300).stdout
     text = " ".join(text.split())
     for words in ("easy = greedy", "medium = heuristic", "hard = pimc", "trained = the shipped PPO agent",

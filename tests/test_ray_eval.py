@@ -10,7 +10,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from evaluate import HELD_OUT_SEED_START, evaluate_pairing, evaluate_teams, shard_bounds  # noqa: E402
+from tute_lab.evaluation import HELD_OUT_SEED_START, evaluate_pairing, evaluate_teams, shard_bounds  # noqa: E402
 
 
 def _same(a, b) -> bool:

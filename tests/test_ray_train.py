@@ -19,7 +19,10 @@ ray = pytest.importorskip("ray")
 from test_train import ROOT, SMOKE, final_weights, log_rows
 
 import train
-from agents.ppo import load_checkpoint
+from agents.ppo import PolicyNet, load_checkpoint
+from tute_env.rules import make_rules
+from tute_lab.training.selfplay import Pool
+from tute_lab.training.workers import RayWorkers
 
 # Six updates of 512 decisions (two shards of 32 games), checkpoints every second update.
 COMMON = ["--config", SMOKE, "--total-steps", "3072", "--checkpoint-every", "2", "--eval-every", "0"]
@@ -54,14 +57,14 @@ def whole(local_ray, tmp_path_factory):
 
 def kill_worker_at(monkeypatch, update: int, index: int = 1) -> None:
     """ray.kill worker ``index`` just before the rollout of update ``update`` (0-based) starts."""
-    collect = train.RayWorkers._collect
+    collect = RayWorkers._collect
 
     def killing(self, u, weights, pool):
         if u == update:
             ray.kill(self.workers[index])
         return collect(self, u, weights, pool)
 
-    monkeypatch.setattr(train.RayWorkers, "_collect", killing)
+    monkeypatch.setattr(RayWorkers, "_collect", killing)
 
 
 def test_two_workers_run_end_to_end_and_again_the_same(whole, tmp_path):
@@ -91,7 +94,7 @@ def test_a_killed_worker_is_replaced_and_the_run_is_unchanged(whole, tmp_path, m
 
 def test_lost_workers_stop_the_run_with_a_checkpoint_to_resume(whole, tmp_path, monkeypatch, capsys):
     run = tmp_path / "run"
-    monkeypatch.setattr(train.RayWorkers, "RETRIES", 0)
+    monkeypatch.setattr(RayWorkers, "RETRIES", 0)
     kill_worker_at(monkeypatch, 3)
     assert train.cli([*COMMON, *RAY2, "--run-dir", str(run)]) == 1
     assert "worker 1 died 1 times in update 4" in capsys.readouterr().err
@@ -179,10 +182,10 @@ def test_exploit_on_ray_workers_plays_that_agent_alone(local_ray, tmp_path):
 
 def test_each_snapshot_goes_to_the_object_store_once(local_ray):
     args = train.parse_args([*COMMON, *RAY2])
-    rules = train.make_rules(args.preset, **args.rule_overrides)
-    net = train.PolicyNet(rules, args.hidden, args.central_critic)
-    pool = train.Pool(rules, args.bots, args.seed, args.pool_size, args.hidden, args.central_critic)
-    workers = train.RayWorkers(rules, args, torch.device("cpu"))
+    rules = make_rules(args.preset, **args.rule_overrides)
+    net = PolicyNet(rules, args.hidden, args.central_critic)
+    pool = Pool(rules, args.bots, args.seed, args.pool_size, args.hidden, args.central_critic)
+    workers = RayWorkers(rules, args, torch.device("cpu"))
     try:
         pool.add_snapshot(net, "snapshot@0")
         first = workers.collect(0, net, pool)

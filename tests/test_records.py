@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import evaluate
-from agents.play import main as play_main
 from tute_env import tute_v0
 from tute_env.cards import action_id
 from tute_env.core import Game
@@ -31,6 +30,8 @@ from tute_env.records import (
 )
 from tute_env.rules import PRESETS, make_rules, option_names
 from tute_env.table import RandomPolicy, Table
+from tute_lab import evaluation
+from tute_play.cli import main as play_main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -146,12 +147,12 @@ def test_a_hand_joined_in_the_middle_is_not_recorded_and_an_unreported_one_is_dr
 def test_evaluate_records_every_hand(tmp_path, preset, options):
     rules = make_rules(preset, **options)
     path = tmp_path / "eval.jsonl"
-    result = evaluate.evaluate_pairing(rules, "random", "greedy", num_deals=3, batch_deals=2, record=path)
+    result = evaluation.evaluate_pairing(rules, "random", "greedy", num_deals=3, batch_deals=2, record=path)
     records = load_records(path)
     assert len(records) == result.hands
     seatings = result.seatings
     for k, record in enumerate(records):
-        assert record.seed == evaluate.HELD_OUT_SEED_START + k // seatings
+        assert record.seed == evaluation.HELD_OUT_SEED_START + k // seatings
         assert record.meta["seating"] == k % seatings
         teams = record.meta["teams"]
         assert record.players == ["random" if t == "A" else "greedy" for t in teams]
@@ -252,7 +253,7 @@ def test_play_mode_records_every_hand_to_the_history(preset, options):
     argv = ["--preset", preset, *(f"--set={k}={v}" for k, v in options.items()), "--level", "easy", "--seed", "2",
             "--hands", "2", "--plain"]
     assert play_main(argv, input_fn=lambda prompt="": "1", out=io.StringIO()) == 0
-    from agents.play import history_path
+    from tute_play.terminal import history_path
 
     records = load_records(history_path())
     assert len(records) == 2
@@ -265,7 +266,7 @@ def test_play_mode_records_every_hand_to_the_history(preset, options):
 
 
 def test_play_mode_record_file_and_no_history(tmp_path):
-    from agents.play import history_path
+    from tute_play.terminal import history_path
 
     path = tmp_path / "mine.jsonl"
     argv = ["--preset", "two_player", "--level", "easy", "--seed", "3", "--hands", "1", "--plain"]
@@ -412,11 +413,11 @@ def test_bad_json_and_non_objects_name_the_line(tmp_path):
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["agents/play.py", "--replay", "BAD"], "line 2: field 'actions': action 0"),
-    (["agents/play.py", "--replay", "GOOD", "--hand", "9"], "--hand 9: "),
-    (["agents/play.py", "--replay", "MISSING"], "cannot read it"),
-    (["agents/play.py", "--hand", "2"], "--hand goes with --replay"),
-    (["agents/play.py", "--record", "NODIR"], "does not exist"),
+    (["tute_play", "--replay", "BAD"], "line 2: field 'actions': action 0"),
+    (["tute_play", "--replay", "GOOD", "--hand", "9"], "--hand 9: "),
+    (["tute_play", "--replay", "MISSING"], "cannot read it"),
+    (["tute_play", "--hand", "2"], "--hand goes with --replay"),
+    (["tute_play", "--record", "NODIR"], "does not exist"),
     (["evaluate.py", "random", "greedy", "--record", "NODIR"], "does not exist"),
 ])
 def test_command_line_bad_input_is_one_message_and_exit_2(tmp_path, argv, words):
@@ -428,8 +429,8 @@ def test_command_line_bad_input_is_one_message_and_exit_2(tmp_path, argv, words)
     paths = {"BAD": tmp_path / "bad.jsonl", "GOOD": tmp_path / "good.jsonl", "MISSING": tmp_path / "none.jsonl",
              "NODIR": tmp_path / "no" / "x.jsonl"}
     argv = [str(paths.get(a, a)) for a in argv]
-    if argv[0] == "agents/play.py":
-        argv = ["-m", "agents.play", *argv[1:]]
+    if argv[0] == "tute_play":
+        argv = ["-m", "tute_play", *argv[1:]]
     proc = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, input="", timeout=300)
     assert proc.returncode == 2, proc.stderr
     assert words in proc.stderr and "Traceback" not in proc.stderr

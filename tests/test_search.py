@@ -11,11 +11,11 @@ import pytest
 import agents.search as search_module
 from agents import make_agent
 from agents.base import shipped_presets
-from agents.infoset import decode_infoset
-from agents.pimc import build_states, row_sampler
+from agents.pimc import row_sampler
 from agents.search import SearchAgent
 from tute_env.core import Game
 from tute_env.core import random_legal_actions as random_actions
+from tute_env.infoset import build_states, decode_infoset
 from tute_env.observation import encode_observation
 from tute_env.rules import PRESETS, make_rules
 from tute_env.table import Table

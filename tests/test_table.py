@@ -242,13 +242,14 @@ def test_a_stack_needs_one_architecture_and_names_an_illegal_choice():
 # ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("preset", ["partnership", "two_player", "three_player"])
 def test_training_reward_equals_the_env_reward_for_the_same_hands(preset):
-    import train
+    from tute_lab.training.selfplay import Pool, SelfPlayGames
+    from tute_lab.training.settings import Args
 
-    args = train.Args(preset=preset, num_envs=64, bots=("random", "greedy"), points_weight=0.177)
+    args = Args(preset=preset, num_envs=64, bots=("random", "greedy"), points_weight=0.177)
     rules = make_rules(preset)
     rng = np.random.default_rng(0)
-    pool = train.Pool(rules, args.bots, 0, 2, (16,), False)
-    games = train.SelfPlayGames(rules, args.num_envs, rng, pool, args)
+    pool = Pool(rules, args.bots, 0, 2, (16,), False)
+    games = SelfPlayGames(rules, args.num_envs, rng, pool, args)
     finished = []
     assign = games.assign
 
@@ -329,9 +330,14 @@ def test_only_the_table_agents_and_tests_call_act_batch():
     assert not calls, f"seats run outside the table layer: {calls}"
 
 
-def test_train_and_evaluate_import_from_anywhere(tmp_path):
+def test_the_scripts_import_from_anywhere_under_their_installed_names_only(tmp_path):
+    """train.py and evaluate.py are installed as tute_scripts.train and tute_scripts.evaluate (the
+    tute-train and tute-evaluate commands): no top-level `train` or `evaluate` module, which would
+    shadow PyPI's `evaluate`."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run([sys.executable, "-c", "import train, evaluate; print(train.__file__, evaluate.__file__)"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    code = ("import importlib.util as u, tute_scripts.train as t, tute_scripts.evaluate as e; "
+            "print(t.__file__, e.__file__, u.find_spec('train'), u.find_spec('evaluate'))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == [str(ROOT / "train.py"), str(ROOT / "evaluate.py")]
+    assert proc.stdout.split() == [str(ROOT / "train.py"), str(ROOT / "evaluate.py"), "None", "None"]

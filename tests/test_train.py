@@ -19,6 +19,9 @@ from agents.ppo import PolicyNet, export, load_checkpoint, sample
 from tute_env.core import Game
 from tute_env.observation import encode_observation
 from tute_env.rules import make_rules
+from tute_env.table import Table
+from tute_lab.training.runs import widen_checkpoint
+from tute_lab.training.selfplay import Pool
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = str(ROOT / "configs" / "smoke.yaml")
@@ -153,7 +156,7 @@ def test_sampling_follows_the_softmax_and_its_generator():
 
 def test_the_pools_snapshots_play_as_one_stack_kept_up_to_date():
     rules = make_rules("two_player")
-    pool = train.Pool(rules, ["random", "greedy"], seed=0, capacity=3, hidden=(32,), central_critic=False)
+    pool = Pool(rules, ["random", "greedy"], seed=0, capacity=3, hidden=(32,), central_critic=False)
     nets = [PolicyNet(rules, (32,)) for _ in range(4)]
     for k in range(3):
         pool.add_snapshot(nets[k], f"snapshot@{k}")
@@ -164,7 +167,7 @@ def test_the_pools_snapshots_play_as_one_stack_kept_up_to_date():
     pool.add_snapshot(nets[3], "snapshot@3")  # full: the oldest snapshot leaves, the stack follows
     assert pool.names == ["random", "greedy", "snapshot@1", "snapshot@2", "snapshot@3"]
     assert pool.agents[2].stack.agents == pool.agents[2:]
-    copy = train.Pool(rules, ["random", "greedy"], seed=0, capacity=3, hidden=(32,), central_critic=False)
+    copy = Pool(rules, ["random", "greedy"], seed=0, capacity=3, hidden=(32,), central_critic=False)
     copy.load(pool.state())
     assert copy.agents[2].stack.agents == copy.agents[2:]
     stack = copy.agents[2].stack
@@ -174,7 +177,7 @@ def test_the_pools_snapshots_play_as_one_stack_kept_up_to_date():
     state = game.random_state(np.random.default_rng(0), 64)
     for k in range(2, 5):
         torch.testing.assert_close(stack.layers[torch.float32][0][0][k - 2], copy.agents[k].net.policy_body[0].weight.T)
-    table = train.Table(game, copy.agents, np.random.default_rng(1).integers(0, 5, size=(64, 2)))
+    table = Table(game, copy.agents, np.random.default_rng(1).integers(0, 5, size=(64, 2)))
     assert table.advance(state) > 64 * 20 and state.done.all()
 
 
@@ -186,7 +189,7 @@ def test_a_run_resumed_with_wider_layers_keeps_its_policy_and_trains_on(tmp_path
     narrow = PolicyNet(rules, (64, 64), central_critic=True)
     narrow.load_state_dict(data["model"])
     wide = PolicyNet(rules, (96, 80), central_critic=True)
-    train.widen_checkpoint(data, wide, [64, 64])
+    widen_checkpoint(data, wide, [64, 64])
     wide.load_state_dict(data["model"])
     state = Game(rules).random_state(1, 64)
     obs = torch.from_numpy(encode_observation(rules, state, state.current))

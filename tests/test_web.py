@@ -1,4 +1,4 @@
-"""The web table (agents/web): the JSON API through starlette's TestClient, then the page in a
+"""The web table (tute_play/web): the JSON API through starlette's TestClient, then the page in a
 real headless Chromium (the system's chromium and chromedriver, driven by selenium) against the
 server started by ``tute-play --web``, as a person uses it."""
 
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.web.session import WebGame
 from tute_env.records import Record, parse_records, replay
 from tute_env.rules import PRESETS
+from tute_play.web.session import WebGame
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def client():
     from starlette.testclient import TestClient
 
-    from agents.web.server import create_app
+    from tute_play.web.server import create_app
 
     with TestClient(create_app(), base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
         yield c
@@ -200,9 +200,9 @@ def _run(code: str, *args, timeout=120):
 
 
 def test_the_terminal_game_does_not_need_the_web_extra():
-    out = _run("import sys; import agents.play; print('starlette' in sys.modules, 'uvicorn' in sys.modules)")
+    out = _run("import sys; import tute_play.cli; print('starlette' in sys.modules, 'uvicorn' in sys.modules)")
     assert out.stdout.split() == ["False", "False"], out.stderr
-    out = _run("import sys; sys.modules['starlette'] = None; from agents.play import main; "
+    out = _run("import sys; sys.modules['starlette'] = None; from tute_play.cli import main; "
                "sys.exit(main(['--web', '--no-browser']))")
     assert out.returncode == 2 and "pip install 'tute_env[web]'" in out.stderr and "Traceback" not in out.stderr
 
@@ -212,14 +212,14 @@ def test_port_in_use_and_bad_replay_file_are_one_message(tmp_path):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        out = _run("import sys; from agents.play import main; sys.exit(main(sys.argv[1:]))",
+        out = _run("import sys; from tute_play.cli import main; sys.exit(main(sys.argv[1:]))",
                    "--web", "--no-browser", "--port", str(port))
     assert out.returncode == 2 and f"port {port} on 127.0.0.1 is in use" in out.stderr, out.stderr
     (tmp_path / "bad.jsonl").write_text("{}\n")
-    out = _run("import sys; from agents.play import main; sys.exit(main(sys.argv[1:]))",
+    out = _run("import sys; from tute_play.cli import main; sys.exit(main(sys.argv[1:]))",
                "--web", "--no-browser", "--replay", str(tmp_path / "bad.jsonl"))
     assert out.returncode == 2 and "line 1: field 'format': missing" in out.stderr and "Traceback" not in out.stderr
-    out = _run("import sys; from agents.play import main; sys.exit(main(sys.argv[1:]))",
+    out = _run("import sys; from tute_play.cli import main; sys.exit(main(sys.argv[1:]))",
                "--web", "--no-browser", "--replay", str(tmp_path / "absent.jsonl"))
     assert out.returncode == 2 and "cannot read --replay" in out.stderr
 
@@ -256,7 +256,7 @@ def test_in_a_real_browser(tmp_path):
 
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "agents.play", "--web", "--no-browser", "--port", str(port), "--preset", "two_player"],
+        [sys.executable, "-m", "tute_play", "--web", "--no-browser", "--port", str(port), "--preset", "two_player"],
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     options = Options()

@@ -10,7 +10,7 @@ R1..R10 below); every rule option there is a keyword argument here.
 | Registry           | `pettingzoo.make("aec", "tute_env/tute_v0")` after the import     |
 | Actions            | Discrete                                                          |
 | Parallel API       | Yes, turn-based: `tute_v0.parallel_env()`                         |
-| Manual Control     | A person plays against the bots with `tute-play` (`agents/play.py`) |
+| Manual Control     | A person plays against the bots with `tute-play` (the `tute_play` package) |
 | Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']` (partnership) |
 | Agents             | 4 (`partnership`, `manita`), 3 (`three_player`), 2 (the others)   |
 | Action Shape       | Discrete(47)                                                      |
@@ -168,7 +168,16 @@ depends only on the seed and the actions), the same dict object in every agent's
 `raw_env.record()` gives the last one as a `tute_env.records.Record`. A hand's result stays in
 an agent's info until that agent acts again.
 
-### State
+### State: four different things
+
+The word means four things here, each with its own name:
+
+| name | what it is |
+|---|---|
+| `state()`, `state_space` | PettingZoo's global observation: the perfect-information vector below |
+| `raw_env.core_state` | the rules core's one-game `tute_env.core.State` (arrays), for reading |
+| `get_state()` / `set_state(snapshot)` | a snapshot of the whole env, to save and restore |
+| `pickle`, `copy.deepcopy` | carry that snapshot inside the pickled env (`__getstate__`) |
 
 `state()` is the perfect-information encoding (`tute_env.observation.encode_perfect_information`)
 from the point of view of the agent to act (of `player_0` once the episode is over): the
@@ -412,7 +421,7 @@ class raw_env(AECEnv, EzPickle):
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         state_high = observation_high(self.rules, perfect=True)
         self.state_space = spaces.Box(0, state_high, shape=state_high.shape, dtype=np.int8)
-        self._state: State | None = None
+        self._core_state: State | None = None  # the core's one-game State (core_state)
         self._rng: np.random.Generator | None = None
         self._scoring = Scoring(self.rules, episode, reward, 1)
         self._action = np.zeros(1, np.int64)
@@ -440,7 +449,7 @@ class raw_env(AECEnv, EzPickle):
     @property
     def core_state(self) -> State:
         """The core's one-game state (read it; changing it bypasses the env's bookkeeping)."""
-        return self._state
+        return self._core_state
 
     @property
     def match_score(self) -> dict[str, list[int]]:
@@ -456,7 +465,7 @@ class raw_env(AECEnv, EzPickle):
             deals = Deals.from_deals([deal], self.rules)
         else:
             deals = random_deals(self.rules, self._rng, 1, dealer)
-        self._state = self.game.new_state(deals)
+        self._core_state = self.game.new_state(deals)
         self._start_record()
         self._record = None
         self._match_id = match_id(self._rng) if self.episode == "match" else None
@@ -475,7 +484,7 @@ class raw_env(AECEnv, EzPickle):
 
     def _sync(self) -> None:
         """After the core state changed: whose turn, the legal set, fresh caches."""
-        s = self._state
+        s = self._core_state
         self._version += 1
         current = int(s.current[0])
         self._current = current
@@ -502,7 +511,7 @@ class raw_env(AECEnv, EzPickle):
             self.rewards = dict.fromkeys(self.agents, 0)
             self._rewards_dirty = False
         self._action[0] = a
-        s = self._state
+        s = self._core_state
         self._hand_actions.append(a)
         self.game.step(s, self._action)
         if s.done[0]:
@@ -515,7 +524,7 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def _hand_over(self, last_seat: int) -> None:
-        s = self._state
+        s = self._core_state
         res = self._scoring.hand_over(s, np.zeros(1, np.intp))
         rewards = res["rewards"][0]
         for agent, seat in self._seat.items():
@@ -541,7 +550,7 @@ class raw_env(AECEnv, EzPickle):
 
     # -- records -------------------------------------------------------------------------------
     def _start_record(self) -> None:
-        self._hand_deal, self._hand_actions = deal_at_start(self.rules, self._state), []
+        self._hand_deal, self._hand_actions = deal_at_start(self.rules, self._core_state), []
 
     def _variant_name(self) -> str:
         return self.variant if isinstance(self.variant, str) else variant_of(self.rules)
@@ -555,7 +564,7 @@ class raw_env(AECEnv, EzPickle):
     def _observation(self, seat: int) -> np.ndarray:
         cached = self._obs_cache.get(seat)
         if cached is None or cached[0] != self._version:
-            cached = (self._version, encode_observation(self.rules, self._state, seat)[0])
+            cached = (self._version, encode_observation(self.rules, self._core_state, seat)[0])
             self._obs_cache[seat] = cached
         return cached[1]
 
@@ -577,19 +586,19 @@ class raw_env(AECEnv, EzPickle):
 
     def state(self) -> np.ndarray:
         seat = max(self._current, 0)
-        return encode_perfect_information(self.rules, self._state, seat)[0]
+        return encode_perfect_information(self.rules, self._core_state, seat)[0]
 
     # -- snapshots -----------------------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
         """A snapshot of the environment (picklable); :meth:`set_state` restores it."""
-        if self._state is None:
+        if self._core_state is None:
             raise ValueError("get_state() before reset(): there is no game to snapshot")
         return copy.deepcopy(
             {
                 "rules": self.rules,
                 "episode": self.episode,
                 "reward": self.reward_kind,
-                "core": self._state,
+                "core": self._core_state,
                 "scoring": (self._scoring.match_games, self._scoring.match_points, self._scoring.hands),
                 "rng": self._rng.bit_generator.state,
                 "agents": self.agents,
@@ -613,7 +622,7 @@ class raw_env(AECEnv, EzPickle):
             if snapshot[key] != mine:
                 raise ValueError(f"set_state(): the snapshot's {key} {snapshot[key]!r} differ from this env's {mine!r}")
         snap = copy.deepcopy(snapshot)
-        self._state = snap["core"]
+        self._core_state = snap["core"]
         self._scoring.match_games, self._scoring.match_points, self._scoring.hands = snap["scoring"]
         if self._rng is None:
             self._rng = np.random.default_rng()
@@ -631,14 +640,14 @@ class raw_env(AECEnv, EzPickle):
         self.agent_selection = snap["agent_selection"]
 
     def __getstate__(self):
-        state = EzPickle.__getstate__(self)
-        state["tute_snapshot"] = self.get_state() if self._state is not None else None
-        return state
+        pickled = EzPickle.__getstate__(self)
+        pickled["tute_snapshot"] = self.get_state() if self._core_state is not None else None
+        return pickled
 
-    def __setstate__(self, state):
-        EzPickle.__setstate__(self, state)
-        if state.get("tute_snapshot") is not None:
-            self.set_state(state["tute_snapshot"])
+    def __setstate__(self, pickled):
+        EzPickle.__setstate__(self, pickled)
+        if pickled.get("tute_snapshot") is not None:
+            self.set_state(pickled["tute_snapshot"])
 
     # -- rendering -----------------------------------------------------------------------------
     def render(self):
@@ -649,7 +658,7 @@ class raw_env(AECEnv, EzPickle):
             return None
         if self._renderer is None:
             self._renderer = EnvRenderer(self.render_mode, self.show_all_hands, self.metadata["render_fps"], self.plain)
-        return self._renderer.render(self.rules, self._state, self._scoring)
+        return self._renderer.render(self.rules, self._core_state, self._scoring)
 
     def close(self) -> None:
         if self._renderer is not None:

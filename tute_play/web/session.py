@@ -18,6 +18,7 @@ import threading
 
 import numpy as np
 
+from agents.base import shipped_presets
 from tute_env.cards import (
     CARD_POINTS,
     CARD_STRENGTH,
@@ -37,13 +38,13 @@ from tute_env.cards import (
 )
 from tute_env.core import Game, State
 from tute_env.deal import random_deals
+from tute_env.narrate import describe_action, hand_summary, narrate
 from tute_env.records import Record, finished_record, parse_records, replay
 from tute_env.rules import PRESETS, Rules
 from tute_env.scoring import Scoring
 from tute_env.table import LEARNER, Table
 
-from ..base import shipped_presets
-from ..play import LEVELS, NETWORK_LEVELS, describe_action, hand_summary, make_bots, narrate
+from ..levels import LEVELS, NETWORK_LEVELS, make_bots
 
 #: How many games the server keeps; the oldest is dropped beyond this.
 MAX_GAMES = 64

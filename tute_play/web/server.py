@@ -30,10 +30,10 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from agents.base import shipped_presets
 from tute_env.rules import PRESETS
 
-from ..base import shipped_presets
-from ..play import LEVELS, NETWORK_LEVELS
+from ..levels import LEVELS, NETWORK_LEVELS
 from .session import BadRequest, Games, replay_of_text
 
 STATIC = Path(__file__).parent / "static"

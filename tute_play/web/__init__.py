@@ -4,14 +4,14 @@
     tute-play --web --port 9000 --no-browser
     tute-play --web --replay games.jsonl     # offers that record file in the Replay panel
 
-The server (:mod:`agents.web.server`, Starlette run by uvicorn: the ``[web]`` extra) keeps the
-games in memory (:mod:`agents.web.session`); the page (``static/``: plain HTML, CSS and
+The server (:mod:`tute_play.web.server`, Starlette run by uvicorn: the ``[web]`` extra) keeps the
+games in memory (:mod:`tute_play.web.session`); the page (``static/``: plain HTML, CSS and
 JavaScript, the cards drawn as SVG by the page) shows the person's hand, the legal moves the
 core allows, the trick, the tricks, cantes and scores, and reveals the bots' moves one by one.
 Every finished hand is kept as a record (tute-record/1) that the page offers for download.
 See docs/web.md.
 
-Nothing here is imported by ``agents.play`` until ``--web`` is given, so the terminal game
+Nothing here is imported by ``tute_play.cli`` until ``--web`` is given, so the terminal game
 works without the extra.
 """
 

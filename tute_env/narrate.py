@@ -1,0 +1,172 @@
+"""Actions and hands in words, at the rules level (no torch, no bots): what the terminal game, the
+web table and the replays say of a move, why a move is illegal (R5-R8), and a finished hand's
+summary.
+
+>>> narrate(rules, 1, card_id("Ao"), state)      # called with the state before the action
+'player_1 plays Ao'
+"""
+
+from __future__ import annotations
+
+from .cards import (
+    CARD_STRENGTH,
+    DECLARE,
+    EXCHANGE,
+    FOLLOW,
+    KING,
+    KNIGHT,
+    LEAD,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    NUM_FACES,
+    PAIR_SET,
+    PASS,
+    SEVEN,
+    SING_BASE,
+    SUIT_NAMES,
+    SUIT_SET,
+    TUTE,
+    action_str,
+    beating_set,
+    card_str,
+    cards_str,
+)
+from .core import Game, State
+from .rules import Rules
+
+__all__ = ["describe_action", "explain_illegal", "hand_summary", "narrate"]
+
+
+def describe_action(rules: Rules, state: State, action: int, lane: int = 0) -> str:
+    """A menu line for a legal action of the seat to act: ``"sing-c: sing 40 in copas (trumps)"``."""
+    text = action_str(action)
+    if action < NUM_CARDS:
+        return text
+    trump = int(state.trump[lane])
+    if SING_BASE <= action < TUTE:
+        suit = action - SING_BASE
+        points = 40 if suit == trump else 20
+        return f"{text}: sing {points} in {SUIT_NAMES[suit]}" + (" (trumps)" if suit == trump else "")
+    if action == TUTE:
+        return f"{text}: declare Tute (all four kings or knights), wins the hand"
+    if action == EXCHANGE:
+        give = int(Game(rules).exchange_gives(state)[lane])
+        return f"{text}: give your {card_str(give)} for the turned {card_str(int(state.turned_card[lane]))}"
+    return f"{text}: do not declare now"
+
+
+def narrate(rules: Rules, seat: int, action: int, state: State, lane: int = 0, you: int | None = None) -> str:
+    """What a seat just did (call with the state before the action)."""
+    who = "You" if seat == you else f"player_{seat}"
+    if action < NUM_CARDS:
+        verb = "lead" if state.decision[lane] == LEAD else "play"
+        return f"{who} {verb if who == 'You' else verb + 's'} {card_str(action)}"
+    if SING_BASE <= action < TUTE:
+        suit = action - SING_BASE
+        points = 40 if suit == state.trump[lane] else 20
+        return f"{who} {'sing' if who == 'You' else 'sings'} {points} in {SUIT_NAMES[suit]} (shows R and C)"
+    if action == TUTE:
+        return f"{who} {'declare' if who == 'You' else 'declares'} Tute!"
+    if action == EXCHANGE:
+        give = int(Game(rules).exchange_gives(state)[lane])
+        return (f"{who} {'exchange' if who == 'You' else 'exchanges'} the {card_str(give)} for the turned "
+                f"{card_str(int(state.turned_card[lane]))}")
+    return f"{who} {'pass' if who == 'You' else 'passes'}"
+
+
+def explain_illegal(rules: Rules, state: State, action: int, lane: int = 0) -> str:
+    """Why ``action`` is not legal for the seat to act (R5-R8 in words)."""
+    s = state
+    seat = int(s.current[lane])
+    hand = int(s.hands[lane, seat])
+    legal = [a for a in range(NUM_ACTIONS) if int(s.legal[lane]) >> a & 1]
+    legal_cards = [a for a in legal if a < NUM_CARDS]
+    decision = int(s.decision[lane])
+    trump = int(s.trump[lane])
+    if action < NUM_CARDS:
+        if not hand >> action & 1:
+            return f"you do not hold {card_str(action)}"
+        if decision == DECLARE:
+            return "this is a declaration turn after your partner's trick: sing, declare Tute or pass; you play later"
+        if decision == FOLLOW:
+            return _follow_reason(rules, s, lane, legal_cards)
+        return f"{card_str(action)} cannot be played now"
+    if SING_BASE <= action < TUTE:
+        suit = action - SING_BASE
+        name = SUIT_NAMES[suit]
+        if s.sung_by[lane, suit] >= 0:
+            return f"{name} has already been sung this hand"
+        if hand & int(PAIR_SET[suit]) != int(PAIR_SET[suit]):
+            return (f"a cante needs the king and the knight of {name} ({card_str(suit * NUM_FACES + KING)} and "
+                    f"{card_str(suit * NUM_FACES + KNIGHT)}) in your hand")
+        if s.tricks_played[lane] == 0 or decision == FOLLOW or s.declared[lane, seat]:
+            return ("you may sing only when your side has just won a trick, before the next lead, "
+                    "once per trick won (R8)")
+        if suit != trump and rules.forty_before_twenty and legal and (SING_BASE + trump) in legal:
+            return "you hold the 40 in trumps: it must be sung first (R8)"
+        if suit == trump and rules.forty_before_twenty and s.sang_twenty[lane, seat]:
+            return "after singing a 20 you can no longer sing the 40 this hand (R8)"
+        if rules.singers == "winner" and s.last_winner[lane] != seat:
+            return "only the trick winner may sing in this variant (singers=winner)"
+        return f"you cannot sing {name} now"
+    if action == TUTE:
+        if rules.tute == "off":
+            return "Tute is off in this variant"
+        return ("Tute needs all four kings or all four knights, declared when your side has just won a "
+                "trick (R8b)")
+    if action == EXCHANGE:
+        if rules.exchange == "off" or rules.num_players != 2:
+            return "exchanging the turned trump is not part of this variant"
+        if s.exchanged[lane]:
+            return "the turned trump was already exchanged this hand (once per hand)"
+        if s.turned_card[lane] < 0 or s.to_draw[lane] <= 0:
+            return "the turned card has been drawn: nothing to exchange"
+        if decision != LEAD:
+            return "you may exchange only when it is your turn to lead (R7)"
+        if rules.exchange == "after_win":
+            return ("after winning a trick, the 7 of trumps takes a turned A, 3 or court card, the 2 a "
+                    "turned 4 to 7 (R7)")
+        return f"you need the 7 of trumps ({card_str(trump * NUM_FACES + SEVEN)}) to exchange (R7)"
+    if action == PASS:
+        return "pass only declines a declaration turn; now you must play a card"
+    return "not a move"
+
+
+def _follow_reason(rules: Rules, s: State, lane: int, legal_cards: list[int]) -> str:
+    led = int(s.trick[lane, s.trick_leader[lane]])
+    led_suit = led // NUM_FACES
+    trump = int(s.trump[lane])
+    best = int(s.best_card[lane])
+    allowed = cards_str(sorted(legal_cards, key=lambda c: (c // NUM_FACES, -CARD_STRENGTH[c])))
+    led_set, trump_set = int(SUIT_SET[led_suit]), int(SUIT_SET[trump])
+    legal_set = sum(1 << c for c in legal_cards)
+    beat = int(beating_set(best, trump))
+    if legal_set & ~led_set == 0:
+        if legal_set & ~beat == 0:
+            return (f"you must follow suit ({SUIT_NAMES[led_suit]}) and beat {card_str(best)} when you can "
+                    f"(R5): you may play {allowed}")
+        return f"you must follow suit ({SUIT_NAMES[led_suit]}) (R5): you may play {allowed}"
+    if legal_set & ~trump_set == 0:
+        trumped = best // NUM_FACES == trump and led_suit != trump
+        what = f"overtrump {card_str(best)}" if trumped else "trump"
+        return f"you have no {SUIT_NAMES[led_suit]}, so you must {what} when you can (R5): you may play {allowed}"
+    return f"you may play {allowed}"
+
+
+def hand_summary(rules: Rules, state: State, human: int) -> str:
+    totals = state.totals[0]
+    mine = rules.side_of(human)
+    parts = []
+    for side in range(rules.num_sides):
+        label = "you" if side == mine else (f"side {side}" if rules.partnerships else f"player_{side}")
+        if rules.partnerships and side == mine:
+            label = "your side"
+        parts.append(
+            f"{label} {int(totals[side])} ({int(state.card_points[0, side])} cards + "
+            f"{int(state.cante_points[0, side])} cantes + {int(state.last_trick_bonus[0, side])} last trick)"
+        )
+    winner = int(state.winner[0])
+    how = " by Tute" if state.tute_declarer[0] >= 0 else ""
+    result = "You win" if winner == mine else ("Side" if rules.partnerships else "player_") + (
+        f" {winner}" if rules.partnerships else f"{winner}") + " wins"
+    return f"Hand over{how}. " + "; ".join(parts) + f". {result} {int(state.games[0])} game(s)."

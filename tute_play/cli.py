@@ -1,0 +1,138 @@
+"""``tute-play`` (or ``python -m tute_play``): play Tute against the bots, in the terminal or the browser.
+
+    tute-play                              # partnership, medium bots, you are player_0
+    tute-play --preset two_player --level hard
+    tute-play --opponent path/to/checkpoint.pt --preset two_player
+    tute-play --preset manita --set target_games=2 --seat 1
+
+Levels: ``easy`` (the greedy bot: one ply, takes a trick with points cheaply), ``medium``
+(heuristic: counts cards, scores every card by its expected points), ``hard`` (pimc: searches
+over the deals consistent with what it has seen, about 0.05 s a move), ``trained`` (the shipped
+PPO agent) and ``expert`` (search: the same search over possible deals, played out by the
+shipped network and valued by its critic, a fraction of a second a move; the strongest in
+two_player, level with pimc in partnership), both offered for
+the presets that have a shipped network; ``--opponent`` takes any agent name
+or a trained checkpoint path instead (in the partnership game your partner plays at the same
+level unless ``--partner`` says otherwise).
+
+How to type moves: :mod:`tute_play.terminal`.
+
+Every hand played to its end is saved as a game record (docs/records.md), appended to the history
+file (``$XDG_DATA_HOME/tute_env/history.jsonl``, by default ``~/.local/share/tute_env/history.jsonl``;
+``--no-history`` turns it off) or to ``--record FILE``. ``--replay FILE`` steps through a recorded
+hand (``--hand N``: the file's N-th record, from 1; by default its last) with every hand face up:
+
+    tute-play --replay ~/.local/share/tute_env/history.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from agents.base import shipped_presets
+from tute_env.records import RecordWriter
+from tute_env.rules import PRESETS, make_rules, parse_overrides
+
+from .levels import LEVEL_HELP, LEVELS, MOVES_HELP, NETWORK_LEVELS, make_bots, seat_specs
+from .terminal import Console, Quit, choose_record, history_path, open_history, replay_hand, run
+
+
+def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input, out=None) -> int:
+    shipped = shipped_presets()
+    parser = argparse.ArgumentParser(prog="tute-play", description="Play Tute in the terminal against the bots.",
+                                     epilog=MOVES_HELP)
+    parser.add_argument("--preset", default="partnership", choices=sorted(PRESETS))
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="OPTION=VALUE",
+                        help="override a rule option (repeatable), e.g. --set target_games=2")
+    parser.add_argument("--level", default="medium", choices=sorted(LEVELS),
+                        help="bot level (default medium): " + LEVEL_HELP.format(", ".join(shipped)))
+    parser.add_argument("--opponent", help="agent for the other seats instead of --level (a name or a checkpoint)")
+    parser.add_argument("--partner", help="agent for your partner (partnership game)")
+    parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    parser.add_argument("--seed", type=int, default=None, help="seed for the deals and the bots")
+    parser.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    parser.add_argument("--plain", action="store_true", help="suit letters instead of suit symbols")
+    parser.add_argument("--record", metavar="FILE",
+                        help="append the record of every hand played to FILE instead of the history file")
+    parser.add_argument("--no-history", action="store_true",
+                        help=f"do not save the hands played (by default appended to {history_path()})")
+    parser.add_argument("--replay", metavar="FILE",
+                        help="step through a recorded hand of FILE, all hands face up (with --web: offered in the "
+                             "browser's Replay panel)")
+    parser.add_argument("--hand", type=int, default=None, metavar="N",
+                        help="with --replay: the N-th hand of the file (from 1; default the last)")
+    web = parser.add_argument_group("web table", "play in the browser instead (needs the [web] extra; docs/web.md)")
+    web.add_argument("--web", action="store_true", help="serve the web table and open it in the browser")
+    web.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1, this machine only)")
+    web.add_argument("--port", type=int, default=8765, help="port to serve on (default 8765; 0: any free port)")
+    web.add_argument("--no-browser", action="store_true", help="do not open the browser")
+    args = parser.parse_args(argv)
+    if args.web:
+        return _main_web(parser, args)
+    if args.no_browser:
+        parser.error("--no-browser goes with --web")
+    io = Console(input_fn, out)
+    if args.hand is not None and not args.replay:
+        parser.error("--hand goes with --replay FILE")
+    if args.replay:
+        try:
+            record = choose_record(args.replay, args.hand)
+        except ValueError as err:
+            parser.error(str(err))
+        try:
+            replay_hand(record, io, symbols=not args.plain)
+        except Quit:
+            pass
+        except KeyboardInterrupt:
+            io.say("\nBye.")
+            return 130
+        return 0
+    try:
+        rules = make_rules(args.preset, **parse_overrides(args.overrides))
+    except ValueError as err:
+        parser.error(str(err))
+    if not 0 <= args.seat < rules.num_players:
+        parser.error(f"--seat must be 0..{rules.num_players - 1}")
+    if args.hands is not None and args.hands < 1:
+        parser.error(f"--hands must be at least 1, got {args.hands}")
+    if args.level in NETWORK_LEVELS and not args.opponent and not any(rules == PRESETS[p] for p in shipped):
+        parser.error(f"--level {args.level}: no shipped agent plays these rules (shipped: {', '.join(shipped)}); "
+                     "choose another level or pass --opponent CHECKPOINT")
+    if args.record and not Path(args.record).resolve().parent.is_dir():
+        parser.error(f"--record {args.record}: the directory {Path(args.record).resolve().parent} does not exist")
+    opponent = args.opponent or LEVELS[args.level]
+    try:
+        bots = make_bots(rules, args.seat, opponent, args.partner, seed=args.seed or 0)
+    except ValueError as err:
+        parser.error(f"cannot make the agent: {err}")
+    try:
+        writer = RecordWriter(args.record, mode="a") if args.record else None if args.no_history else open_history(io)
+    except OSError as err:
+        parser.error(f"--record {args.record}: cannot write it: {err.strerror or err}")
+    try:
+        run(rules, args.seat, bots, io, seed=args.seed, hands=args.hands, symbols=not args.plain, record=writer,
+            players=seat_specs(rules, args.seat, opponent, args.partner), variant=args.preset)
+    except KeyboardInterrupt:
+        io.say("\nBye.")
+        return 130
+    finally:
+        if writer is not None:
+            writer.close()
+    return 0
+
+
+def _main_web(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--web``: the web table, with --preset, --level and --seat as the new-game form's choices."""
+    if args.overrides or args.opponent or args.partner or args.hands is not None:
+        parser.error("--set, --opponent, --partner and --hands are for the terminal game, not --web")
+    if not 0 <= args.seat < PRESETS[args.preset].num_players:
+        parser.error(f"--seat must be 0..{PRESETS[args.preset].num_players - 1}")
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port must be 0..65535, got {args.port}")
+    from .web import run_web  # starlette and uvicorn: the [web] extra
+
+    return run_web(args.host, args.port, open_browser=not args.no_browser, replay=args.replay,
+                   defaults={"preset": args.preset, "level": args.level, "seat": args.seat})
+

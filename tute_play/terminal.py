@@ -1,0 +1,360 @@
+"""The terminal game: a human at a table of bots, and the replay of a recorded hand.
+
+At your turn the table is shown (your hand, the trick, the scores), then the moves you may
+make, numbered. Type a number, or the move itself: a card (``Ao``, ``3c``, ``Rb``; faces
+A 2 3 4 5 6 7 S C R, suits o c e b), ``sing-o`` .. ``sing-b``, ``tute``, ``exchange`` or
+``pass``. ``help`` explains, ``table`` shows the table again, ``tricks`` the tricks of this
+hand so far, ``quit`` (or Ctrl-C) stops. An illegal move is explained and you are asked again.
+The command line is :mod:`tute_play.cli`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from tute_env.cards import (
+    CARD_STRENGTH,
+    DECLARE,
+    FOLLOW,
+    LEAD,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    NUM_FACES,
+    SING_BASE,
+    TUTE,
+    action_id,
+    action_str,
+    card_str,
+    cards_of,
+    cards_str,
+)
+from tute_env.core import Game, State
+from tute_env.deal import random_deals
+from tute_env.narrate import describe_action, explain_illegal, hand_summary, narrate
+from tute_env.records import Record, Recorder, RecordError, RecordWriter, load_records, replay
+from tute_env.render import render_text
+from tute_env.rules import Rules
+from tute_env.scoring import Scoring
+from tute_env.table import LEARNER, Table
+
+
+class Quit(Exception):
+    """The player asked to stop (or the input ended)."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Typed moves
+# ----------------------------------------------------------------------------------------------
+def parse_choice(text: str, menu: Sequence[int]) -> int:
+    """The action a typed choice names: a menu number (1-based) or an action string.
+    Raises ``ValueError`` with an explanation for input that names no action."""
+    t = text.strip()
+    if t.isdigit():
+        k = int(t)
+        if 1 <= k <= len(menu):
+            return menu[k - 1]
+        raise ValueError(f"{k} is not on the list: choose 1..{len(menu)}")
+    low = t.lower().replace(" ", "-").replace("_", "-")
+    if low.startswith("sing") and len(low) >= 5:
+        low = "sing-" + low[-1]
+    if low in ("tute", "exchange", "pass"):
+        return action_id(low)
+    if low.startswith("sing-"):
+        try:
+            return action_id(low)
+        except ValueError:
+            pass
+    if len(t) == 2:
+        candidate = t[0].upper() + t[1].lower()
+        try:
+            return action_id(candidate)
+        except ValueError:
+            pass
+    raise ValueError(
+        f"I do not understand {text.strip()!r}: type a number from the list, or a move such as Ao, 3c, "
+        "sing-c, tute, exchange, pass (help for more)"
+    )
+
+
+HELP = """Cards are written face then suit: faces A 2 3 4 5 6 7 S (sota) C (caballo) R (rey),
+suits o (oros) c (copas) e (espadas) b (bastos). Strength: A 3 R C S 7 6 5 4 2.
+Points: A 11, 3 10, R 4, C 3, S 2; last trick +10; cantes (king and knight of a suit) 20, 40 in trumps.
+Type a number from the list or a move (Ao, sing-c, tute, exchange, pass); 'table' shows the table,
+'tricks' the tricks of this hand so far, 'quit' (or Ctrl-C) stops."""
+
+
+# ----------------------------------------------------------------------------------------------
+# The game loop
+# ----------------------------------------------------------------------------------------------
+class Console:
+    """Reads choices and writes text (``input_fn`` and ``out`` are swappable for tests)."""
+
+    def __init__(self, input_fn: Callable[[str], str] = input, out=None):
+        self.input_fn = input_fn
+        self.out = out if out is not None else sys.stdout
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def ask(self, prompt: str) -> str:
+        try:
+            return self.input_fn(prompt)
+        except EOFError:
+            raise Quit from None
+
+
+def human_turn(rules: Rules, game: Game, state: State, seat: int, io: Console, symbols: bool,
+               history: Sequence[str] = ()) -> int:
+    legal = [a for a in range(NUM_ACTIONS) if int(state.legal[0]) >> a & 1]
+    cards = sorted((a for a in legal if a < NUM_CARDS), key=lambda c: (c // NUM_FACES, -CARD_STRENGTH[c]))
+    menu = cards + [a for a in legal if a >= NUM_CARDS]
+    io.say()
+    io.say(render_text(rules, state, 0, viewer=seat, symbols=symbols))
+    kind = {LEAD: "your lead", FOLLOW: "your play", DECLARE: "your declaration turn"}[int(state.decision[0])]
+    offers = [a for a in legal if SING_BASE <= a <= TUTE]
+    if offers:
+        io.say("  cantes on offer: " + ", ".join(describe_action(rules, state, a).split(": ", 1)[1] for a in offers))
+    io.say(f"  {kind}; legal moves:")
+    if cards:
+        io.say("   " + "  ".join(f"{k + 1}) {card_str(a)}" for k, a in enumerate(menu) if a < NUM_CARDS))
+    for k, a in enumerate(menu):
+        if a >= NUM_CARDS:
+            io.say(f"   {k + 1}) {describe_action(rules, state, a)}")
+    while True:
+        text = io.ask("your move> ")
+        low = text.strip().lower()
+        if low in ("q", "quit", "exit"):
+            raise Quit
+        if low in ("h", "help", "?"):
+            io.say(HELP)
+            continue
+        if low in ("tricks", "last", "history"):
+            io.say("\n".join(history) if history else "  no trick completed yet this hand")
+            continue
+        if low in ("t", "table", "show", "hand"):
+            io.say(render_text(rules, state, 0, viewer=seat, symbols=symbols))
+            continue
+        if not low:
+            continue
+        try:
+            action = parse_choice(text, menu)
+        except ValueError as err:
+            io.say(f"  {err}")
+            continue
+        if action in legal:
+            return action
+        io.say(f"  {action_str(action)} is not allowed: {explain_illegal(rules, state, action)}. Try again.")
+
+
+class Narrator:
+    """An action hook of the table: tells the human what every seat does, then who took each
+    trick and what the human drew."""
+
+    def __init__(self, rules: Rules, human: int, io: Console):
+        self.rules, self.human, self.io = rules, human, io
+        self.tricks = self.hand = None
+        self.played: list[str] = []  # the trick in progress: "player_1 Ao", ...
+        self.history: list[str] = []  # the tricks of this hand, one line each
+
+    def __call__(self, state: State, lanes: np.ndarray, actions: np.ndarray) -> None:
+        self.catch_up(state)
+        seat = int(state.current[0])
+        self.io.say(narrate(self.rules, seat, int(actions[0]), state, you=self.human))
+        if actions[0] < NUM_CARDS:
+            self.played.append(f"{'you' if seat == self.human else f'player_{seat}'} {card_str(int(actions[0]))}")
+        self.tricks, self.hand = int(state.tricks_played[0]), int(state.hands[0, self.human])
+        self.points = int(state.card_points[0].sum())
+
+    def catch_up(self, state: State) -> None:
+        """Say what the last action led to: a trick taken, cards drawn."""
+        if self.tricks is not None and state.tricks_played[0] > self.tricks:
+            winner = int(state.last_winner[0])
+            who = "You win" if winner == self.human else f"player_{winner} wins"
+            gained = int(state.card_points[0].sum()) - self.points
+            self.io.say(f"  -> {who} the trick ({gained} points)")
+            self.history.append(f"trick {len(self.history) + 1}: {', '.join(self.played)} -> "
+                                f"{'you' if winner == self.human else f'player_{winner}'} ({gained} points)")
+            self.played = []
+            drawn = int(state.hands[0, self.human]) & ~self.hand
+            if drawn:
+                self.io.say(f"  -> you draw {cards_str(cards_of(drawn))}")
+        self.tricks = None
+
+
+def play_hand(rules: Rules, state: State, human: int, bots: dict, io: Console, symbols: bool = True,
+              hooks: Sequence = ()) -> State:
+    """Play one hand from ``state`` (a batch of one game) to its end at a table where the human
+    is the learner seat; returns the finished state. ``hooks``: more action hooks (a recorder)."""
+    game = Game(rules)
+    policies = [bots[seat] for seat in sorted(bots)]
+    seats = [LEARNER if seat == human else sorted(bots).index(seat) for seat in range(rules.num_players)]
+    narrator = Narrator(rules, human, io)
+    table = Table(game, policies, seats, hooks=[narrator, *hooks])
+    table.advance(state)
+    while not state.done[0]:
+        narrator.catch_up(state)
+        table.step(state, np.array([human_turn(rules, game, state, human, io, symbols, narrator.history)]))
+        table.advance(state)
+    narrator.catch_up(state)
+    return state
+
+
+def run(rules: Rules, human: int, bots: dict, io: Console, seed: int | None = None, hands: int | None = None,
+        symbols: bool = True, record: Callable[[Record], object] | None = None, players: Sequence[str] | None = None,
+        variant: str | None = None) -> list[int]:
+    """Play hands until the match is won (R10), ``hands`` are played, or the player quits.
+    Returns the score per side (games, or points with ``match="target_points"``). ``record``
+    receives the game record of every hand played to its end (``players``: the seats' labels;
+    ``variant``: the preset name), with a match id and the hand's number in the match."""
+    rng = np.random.default_rng(seed)
+    game = Game(rules)
+    match = Scoring(rules, "match", "win", 1)
+    match_id = uuid.uuid4().hex[:12]
+    recorder = None if record is None else Recorder(
+        rules, players, record, variant, describe=lambda lane: {"match": match_id, "hand": int(match.hands[0])})
+    dealer = int(rng.integers(rules.num_players))
+    io.say(f"Tute ({rules.num_players} players). You are player_{human}"
+           + (f", partner player_{(human + 2) % 4}" if rules.partnerships else "") + ". Type 'help' for help.")
+    try:
+        while True:
+            state = game.new_state(random_deals(rules, rng, 1, dealer))
+            io.say(f"\n=== Hand {int(match.hands[0]) + 1}: player_{dealer} deals ===")
+            play_hand(rules, state, human, bots, io, symbols, hooks=() if recorder is None else [recorder])
+            if recorder is not None:
+                recorder.end(state)
+            io.say()
+            io.say(render_text(rules, state, 0, viewer=human, show_all=True, symbols=symbols))
+            io.say(hand_summary(rules, state, human))
+            result = match.hand_over(state, np.zeros(1, np.intp))
+            io.say("Match score: " + ", ".join(f"side {x}: {v}" for x, v in enumerate(_score(match))) + f" (to "
+                   f"{rules.target_points if rules.match == 'target_points' else rules.target_games})")
+            winner = int(result["match_winner"][0])
+            if winner >= 0:
+                io.say("You win the match!" if winner == rules.side_of(human) else f"Side {winner} wins the match.")
+                break
+            if hands is not None and match.hands[0] >= hands:
+                break
+            if hands is None:
+                again = io.ask("Another hand? [Y/n] ").strip().lower()
+                if again in ("n", "no", "q", "quit"):
+                    break
+            dealer = (dealer + 1) % rules.num_players
+    except Quit:
+        io.say("\nBye.")
+    return _score(match)
+
+
+# ----------------------------------------------------------------------------------------------
+# Game records: the history file and the replay
+# ----------------------------------------------------------------------------------------------
+def history_path() -> Path:
+    """Where the hands played are kept: ``$XDG_DATA_HOME/tute_env/history.jsonl`` (by default
+    ``~/.local/share/tute_env/history.jsonl``)."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "tute_env" / "history.jsonl"
+
+
+def open_history(io: Console) -> RecordWriter | None:
+    """The history file, opened to append; None, with a one-line notice, if it cannot be written."""
+    path = history_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return RecordWriter(path, mode="a")
+    except OSError as err:
+        io.say(f"(not saving this game to the history: cannot write {path}: {err.strerror or err})")
+        return None
+
+
+REPLAY_HELP = ("Enter or n: next action; p: previous; a number: go to that action (0 = the deal); "
+               "s: start; e: end; q: quit")
+
+
+def replay_step(record: Record, states: Sequence[State], k: int, symbols: bool = True) -> str:
+    """The replay's view after ``k`` actions: what the k-th action did (and the trick it ended),
+    then the table with every hand face up, the cantes and the scores as they were."""
+    rules, total = record.rules, len(record.actions)
+    if k == 0:
+        dealer = record.deal.dealer
+        head = f"[0/{total}] The deal: player_{dealer} ({record.players[dealer]}) deals."
+    else:
+        before, after, action = states[k - 1], states[k], record.action_ids[k - 1]
+        seat = int(before.current[0])
+        said = narrate(rules, seat, action, before).replace(f"player_{seat}", f"player_{seat} ({record.players[seat]})", 1)
+        head = f"[{k}/{total}] {said}"
+        if after.tricks_played[0] > before.tricks_played[0]:
+            n = rules.num_players
+            leader = int(before.trick_leader[0])
+            cards = {int(x): int(before.trick[0, x]) for x in range(n) if before.trick[0, x] >= 0} | {seat: action}
+            order = [(leader + i) % n for i in range(n)]
+            winner = int(after.last_winner[0])
+            gained = int(after.card_points[0].sum() - before.card_points[0].sum())
+            head += (f"\n  trick {int(after.tricks_played[0])}: "
+                     + ", ".join(f"player_{x} {card_str(cards[x])}" for x in order)
+                     + f" -> player_{winner} takes it ({gained} points)")
+    return head + "\n" + render_text(rules, states[k], 0, show_all=True, symbols=symbols)
+
+
+def replay_hand(record: Record, io: Console, symbols: bool = True) -> None:
+    """Step forward and back through a recorded hand, played again through the core."""
+    states = replay(record)
+    total = len(record.actions)
+    io.say(f"Replay: {record.variant}, " + ", ".join(f"player_{x} = {p}" for x, p in enumerate(record.players))
+           + "".join(f", {name} {getattr(record, name)}" for name in ("match", "hand", "seed", "time")
+                     if getattr(record, name) is not None))
+    io.say(REPLAY_HELP)
+    k = 0
+    io.say(replay_step(record, states, k, symbols))
+    while True:
+        text = io.ask(f"replay {k}/{total}> ").strip().lower()
+        if text in ("q", "quit", "exit"):
+            return
+        if text in ("h", "help", "?"):
+            io.say(REPLAY_HELP)
+            continue
+        if text in ("", "n", "next"):
+            if k == total:
+                io.say("  the hand is over (p: back, q: quit)")
+                continue
+            k += 1
+        elif text in ("p", "b", "prev", "back"):
+            k = max(k - 1, 0)
+        elif text in ("s", "start"):
+            k = 0
+        elif text in ("e", "end"):
+            k = total
+        elif text.isdigit():
+            k = min(int(text), total)
+        else:
+            io.say(f"  I do not understand {text!r}: " + REPLAY_HELP)
+            continue
+        io.say(replay_step(record, states, k, symbols))
+
+
+def choose_record(path: str, hand: int | None) -> Record:
+    """The ``hand``-th record (from 1; default the last) of a records file, validated and
+    replayed. Raises ``ValueError`` with one line saying what is wrong."""
+    try:
+        records = load_records(path)
+    except OSError as err:
+        raise ValueError(f"--replay {path}: cannot read it: {err.strerror or err}") from None
+    except RecordError as err:
+        raise ValueError(f"--replay: {err}") from None
+    if not records:
+        raise ValueError(f"--replay {path}: the file holds no game record")
+    if hand is None:
+        return records[-1]
+    if not 1 <= hand <= len(records):
+        raise ValueError(f"--hand {hand}: {path} holds hands 1..{len(records)}")
+    return records[hand - 1]
+
+
+def _score(match: Scoring) -> list[int]:
+    """The match score per side: games, or points with ``match="target_points"`` (R10)."""
+    score = match.match_points if match.rules.match == "target_points" else match.match_games
+    return score[0].tolist()
