@@ -117,8 +117,9 @@ def ppo_update(net, optimizer, buf: Rollout, adv, returns, args: Args) -> dict[s
 
 
 def evaluate_learner(net, rules, args, update, writer, history, num_deals):
-    # Every scalar is logged against learner decisions, so TensorBoard's panels share one axis.
-    """Duplicate-deal evaluation (tute_lab.evaluation) against each of ``eval_opponents`` and the exploited agent."""
+    """Duplicate-deal evaluation (tute_lab.evaluation) on ``num_deals`` held-out deals against each
+    of ``eval_opponents`` and the exploited agent. Every scalar is logged against learner
+    decisions, so TensorBoard's panels share one axis."""
     agent = PPOAgent(rules, net=net, greedy=True, device=next(net.parameters()).device)
     row, results = {"update": update}, []
     exploited = [args.exploit] if args.exploit is not None and args.exploit not in args.eval_opponents else []
