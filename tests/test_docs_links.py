@@ -15,11 +15,11 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 # page is checked like any other once it exists; drop it from here when it is merged.
 PENDING = {"docs/architecture.md"}
 
-FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.M | re.S)
-CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
+CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 # [text](target) and ![alt](target), the target up to a space (a title may follow) or the closing parenthesis.
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 
 def prose(text: str) -> str:
@@ -51,7 +51,7 @@ def broken_links(page: Path, root: Path = ROOT, pending: set[str] = frozenset())
     """The relative links of ``page`` that lead nowhere, each as ``target: why``."""
     problems = []
     for target in LINK.findall(prose(page.read_text(encoding="utf-8"))):
-        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):  # http:, https:, mailto: ...
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE):  # http:, https:, mailto: ...
             continue
         path_part, _, anchor = target.partition("#")
         dest = (page.parent / path_part).resolve() if path_part else page
