@@ -1,7 +1,7 @@
 """Every benchmark in one run, with the peers measured beside tute_env on the same machine.
 
 Writes docs/benchmarks.md (tables, headline ratios, machine and date), a bar chart of the ratios
-(docs/benchmarks.png) and the figures as JSON (docs/benchmarks.json).
+(docs/img/benchmarks.png) and the figures as JSON (docs/data/benchmarks.json).
 
     python -m bench                      # full run (about 5 minutes on 2 idle cores); needs a quiet machine
     python -m bench --quick              # smoke run (well under two minutes) into runs/bench_quick/
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import random
 import statistics
@@ -206,7 +205,7 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny runs: a smoke test of every row (< 2 minutes)")
     parser.add_argument("--out", default=None,
-                        help="markdown report; the chart and JSON go beside it (.png, .json). Default: "
+                        help="markdown report; the chart goes into img/ and the figures (JSON) into data/ beside it. Default: "
                              "docs/benchmarks.md, or runs/bench_quick/benchmarks.md with --quick")
     parser.add_argument("--core", type=int, default=0, help="core to pin to (-1: do not pin)")
     parser.add_argument("--seconds", type=float, default=None, help="length of one timed run (overrides the mode)")
@@ -254,8 +253,7 @@ def main(argv=None) -> dict:
     out = Path(args.out or ROOT / ("runs/bench_quick" if args.quick else "docs") / "benchmarks.md")
     out.parent.mkdir(parents=True, exist_ok=True)
     report.write(results, out)
-    out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
-    log(f"wrote {out}, {out.with_suffix('.png')} and {out.with_suffix('.json')} in {results['seconds_total']:.0f} s")
+    log(f"wrote {out}, {report.chart_path(out)} and {report.json_path(out)} in {results['seconds_total']:.0f} s")
     return results
 
 

@@ -2,7 +2,7 @@
 
     python -m bench.oracle [--preset partnership] [--opponent pimc] [--deals 150]
                            [--seed-start 2000000000] [--agent-seed 2000000000] [--exact-from 5]
-                           [--json docs/oracle_partnership_vs_pimc.json]
+                           [--json docs/data/oracle_partnership_vs_pimc.json]
 
 The oracle is not an agent and never plays outside this diagnostic: it reads the true state of
 the game, which the table never gives a policy. Each of its decisions with more than one legal

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 DASH = "—"
@@ -68,16 +69,31 @@ def headline(results: dict) -> list[str]:
     return lines
 
 
+def chart_path(out: Path) -> Path:
+    """Where the bar chart of the report ``out`` goes: ``img/`` beside it (docs/img/benchmarks.png)."""
+    return Path(out).parent / "img" / Path(out).with_suffix(".png").name
+
+
+def json_path(out: Path) -> Path:
+    """Where the figures of the report ``out`` go as JSON: ``data/`` beside it (docs/data/benchmarks.json)."""
+    return Path(out).parent / "data" / Path(out).with_suffix(".json").name
+
+
 def write(results: dict, out: Path) -> None:
+    """The report ``out``, its chart (:func:`chart_path`) and its figures as JSON (:func:`json_path`)."""
     out = Path(out)
-    chart = out.with_suffix(".png")
+    chart = chart_path(out)
+    chart.parent.mkdir(parents=True, exist_ok=True)
     plot(results, chart)
-    out.write_text(markdown(results, chart.name))
+    out.write_text(markdown(results, chart.relative_to(out.parent).as_posix()))
+    data = json_path(out)
+    data.parent.mkdir(parents=True, exist_ok=True)
+    data.write_text(json.dumps(results, indent=1) + "\n")
 
 
 def markdown(results: dict, chart_name: str) -> str:
     """docs/benchmarks.md from the results of ``python -m bench`` (``chart_name``: the bar chart's
-    file, shown under the headline ratios): the sections in order, each function below giving
+    file relative to the report, shown under the headline ratios): the sections in order, each function below giving
     its lines, from its heading to the blank line that ends it."""
     sections = (_intro(results), _headline_section(results, chart_name), _core_section(results),
                 _peers_section(results), _env_section(results), _eval_section(results), _ppo_section(results["ppo"]),

@@ -35,8 +35,9 @@ def test_quick_run_has_every_row_and_reports_a_missing_peer(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     print(f"bench --quick took {seconds:.0f} s")
     md = out.read_text()
-    assert out.with_suffix(".png").stat().st_size > 10_000
-    results = json.loads(out.with_suffix(".json").read_text())
+    assert (out.parent / "img" / "benchmarks.png").stat().st_size > 10_000
+    assert "](img/benchmarks.png)" in md
+    results = json.loads((out.parent / "data" / "benchmarks.json").read_text())
     assert results["mode"] == "quick" and "--quick" in md
 
     rows = [_cells(line) for line in md.splitlines() if line.startswith("| ") and not line.startswith("|---")]

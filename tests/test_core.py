@@ -198,7 +198,7 @@ STATE_FIELDS = {
     "int16": {"card_points": "s", "last_trick_bonus": "s", "cante_points": "s"},
     "bool": {"sang_twenty": "n", "declared": "n", "exchanged": "", "done": ""},
 }
-# Bytes per game the README and docs/core_speed.md state.
+# Bytes per game docs/index.md, docs/benchmarks.md and docs/core_speed.md state.
 CLAIMED_BYTES = {"partnership": 184, "two_player": 137}
 
 

@@ -220,7 +220,7 @@ def test_page_stands_alone_and_is_linked():
     from tute_env import tute_v0
 
     assert "docs/rules.md" in tute_v0.__doc__
-    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *_code_files()]:
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *_code_files()]:
         text = path.read_text(encoding="utf-8")
         assert "RULES.md" not in text and "shared/" not in text, f"{path.relative_to(ROOT)} points at the spec"
 

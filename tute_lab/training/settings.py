@@ -76,7 +76,7 @@ class Args:
     a checkpoint path): the pool is that agent alone, frozen, so ``bots`` must be empty and
     ``snapshot_every`` and ``partner_mix`` 0 (with partnerships the learner plays both seats of its
     side); every evaluation includes it. The win rate reached is a lower bound of how exploitable
-    the agent is (docs/strength.md, Exploitability)."""
+    the agent is (docs/experiments/exploitability.md)."""
     init: str | None = None
     """Start the learner's networks from this checkpoint's (a policy file such as
     agents/checkpoints/partnership.pt, or a training checkpoint; same rules, ``hidden`` and
