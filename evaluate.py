@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Measure Tute bots with duplicate deals (win rate with 95% CI, points, games, ratings).",
     )
     parser.add_argument("agents", nargs="*",
-                        help="two agents A B (random, greedy, heuristic, pimc, pimc:N, a checkpoint)")
+                        help="two agents A B (random, greedy, heuristic, pimc, pimc:N, ppo, search, search:N, a checkpoint)")
     parser.add_argument("--round-robin", nargs="+", metavar="AGENT", help="every pair of these agents, with ratings")
     parser.add_argument("--teams", nargs=4, metavar=("A", "B", "C", "D"), help="mixed partnerships: A+B vs C+D")
     parser.add_argument("--preset", default="partnership", choices=sorted(PRESETS))
