@@ -1,0 +1,700 @@
+"""An exact double-dummy solver for Tute: the value of every legal action when all cards are known.
+
+>>> import numpy as np
+>>> from tute_env.core import Game
+>>> from tute_env.solver import Solver
+>>> game = Game("two_player")
+>>> state = game.random_state(np.random.default_rng(0), batch_size=1)
+>>> solver = Solver("two_player", point_weight=0.0)
+>>> values = solver.action_values(state)      # (1, 47) float64, NaN where illegal
+>>> solver.value(state)                       # (1,): the best of them
+
+**What it solves.** For each lane of a :class:`tute_env.core.State`, the value of each legal
+action of the seat to act when every seat plays optimally and every card is known: the hands,
+the stock in its drawing order and the turned card (double dummy). A value is the "win" hand
+reward of :mod:`tute_env.scoring` for the seat to act (:func:`tute_env.scoring.hand_rewards`
+with ``reward="win"`` and ``points_weight=point_weight``: the games won, or the loser's share
+of them, plus ``point_weight`` times the point difference / 230), the same number the reward
+of the finished hand gives. The seat's side maximises it and the other side(s) minimise it:
+with three players the search is *paranoid* (the seat to act against the other two). Every
+preset and rule option is solved, since the solver plays by the core's own compiled rules
+(:func:`tute_env.core.legal_set`, :func:`tute_env.core.step_lane`): declarations (R8), Tute
+(R8b), the exchange (R7), the last trick's 10 and the ties (R9), draws from the stock (R4, R6).
+The match options (R10) play no part: a value is that of the hand.
+
+**The algorithm** (after bridge solvers, e.g. Bo Haglund's DDS):
+
+* alpha-beta search, fail-soft, written as a loop over an explicit stack of one-lane states
+  (copy-make: each ply copies the parent's lane into the next lane of a stack ``State`` and
+  steps it with the core's rules);
+* MTD(f) at the root: the exact value of each root action is found by zero-window tests
+  ("is the value at least g?") whose bounds close on it; the next action's test starts from
+  the last value. Values are floats, but each is one of the finished hands' rewards, selected
+  by max and min without arithmetic, so ``numpy.nextafter`` gives exact zero windows. After
+  :data:`MTD_STEPS` tests a full window between the bounds finishes the job;
+* a transposition table of lower and upper bounds keyed by what remains: every hand, the
+  trick in progress, the seat and kind of decision, the stock position and turned card,
+  cantes sung and the rights to sing, the exchange, the points taken and sung so far and the
+  order in which sides last won a trick (R9's tie). Exact keys (five words), two slots a bucket
+  (one kept by the size of the position, one always replaced), generations instead of
+  clearing; its memory is bounded by ``table_mb``;
+* move ordering: the table's best move, then declarations, the exchange, and cards by a rule
+  of thumb (win a trick cheaply, give points to a partner's winning card, throw cheap cards),
+  with a history of the cards that cut off before;
+* equivalent cards merged: cards of one suit held by the seat to act, worth no points (7, 6,
+  5, 4, 2) with no other card of the suit still in play (hands, stock, turned card, the trick)
+  ranked between them, and not the card that could take the turned card (R7), are equivalent:
+  swapping them maps every line of play to one with the same legality, the same trick winners
+  and the same points. Only one of them is searched; the others get its value.
+
+**Limits.** The search is exact, so its cost grows with what is left: a partnership deal from
+the first lead takes a fraction of a second at the median but seconds at the tail, and a
+two-player game with a long stock (R4) from the first lead is far from solvable at the median
+(the stock makes every trick a choice that matters later: docs/solver_speed.md has the
+figures). ``max_nodes`` and ``max_seconds`` bound one lane's search: past them
+:class:`SolverBudgetExceeded` (a ``ValueError``) is raised instead of running on. Lanes are
+solved one after the other, on one core. A finished lane has no action values and is refused
+(``ValueError``), as is anything that is not a State of the solver's rules
+(the core's state checks, ``_state_misfit`` and ``_check_state``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numba
+import numpy as np
+
+from .cards import (
+    ALL_CARDS,
+    BIT,
+    CARD_POINTS,
+    CARD_STRENGTH,
+    CARD_SUIT,
+    DECLARE,
+    EXCHANGE,
+    FOLLOW,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    PASS,
+    SING_BASE,
+    SUIT_SET,
+    TUTE,
+    U64,
+    beating_set,
+)
+from .core import (
+    _ALL,
+    _EXCHANGE,
+    _N,
+    _PARTNERSHIPS,
+    _STOCK_SIZE,
+    Game,
+    State,
+    _check_state,
+    _state_error,
+    _state_misfit,
+    exchange_gives,
+    legal_set,
+    side_of,
+    step_lane,
+)
+from .rules import Rules, make_rules
+from .scoring import MAX_HAND_POINTS
+
+__all__ = ["MTD_STEPS", "Solver", "SolverBudgetExceeded"]
+
+#: Zero-window tests at the root before a full window between the bounds found (MTD(f)).
+MTD_STEPS = 12
+#: Bytes of one transposition-table entry: the key (5 x 8), two bounds (2 x 8), meta (8).
+ENTRY_BYTES = 64
+
+
+class SolverBudgetExceeded(ValueError):
+    """A lane's search went past ``max_nodes`` or ``max_seconds`` (:class:`Solver`) unfinished."""
+
+
+# Search counters and settings (``ctx``, int64) and the float settings (``fctx``).
+_MAX_SIDE, _NODES, _NODE_LIMIT, _EXCEEDED, _GEN, _MERGE, _TIMED = range(7)
+_POINT_WEIGHT, _DEADLINE = range(2)
+# Per-depth search registers: ``fw`` (float64) and ``iw`` (int64).
+_ALPHA, _BETA, _ALPHA0, _BETA0, _BEST = range(5)
+_NMOVES, _NEXT, _BEST_MOVE, _SLOT, _MAXIMISING = range(5)
+_ENTER, _RETURN, _CHOOSE = range(3)
+_ZERO, _ONE = U64(0), U64(1)
+_M40 = U64((1 << 40) - 1)
+_MIX1, _MIX2 = U64(0xBF58476D1CE4E5B9), U64(0x94D049BB133111EB)
+_GEN_MASK = U64(0xFFFFFFFF)
+_CLOCK_EVERY = 4096  # nodes between looks at the clock, with max_seconds
+# Cards of each suit from the strongest down (A 3 R C S 7 6 5 4 2).
+_SUIT_ORDER = np.array(
+    [sorted(range(s * 10, s * 10 + 10), key=lambda c: -int(CARD_STRENGTH[c])) for s in range(4)], np.int64
+)
+
+
+# ----------------------------------------------------------------------------------------------
+# One lane of the search stack: copy, key, value of a finished hand
+# ----------------------------------------------------------------------------------------------
+@numba.njit(cache=True, error_model="numpy")
+def _copy_lane(st, src, dst):
+    """Lane ``dst`` of the stack becomes a copy of lane ``src`` (every field of the State)."""
+    for j in range(st.hands.shape[1]):
+        st.hands[dst, j] = st.hands[src, j]
+        st.played[dst, j] = st.played[src, j]
+        st.known[dst, j] = st.known[src, j]
+        st.cannot_hold[dst, j] = st.cannot_hold[src, j]
+        st.trick[dst, j] = st.trick[src, j]
+        st.sang_twenty[dst, j] = st.sang_twenty[src, j]
+        st.declared[dst, j] = st.declared[src, j]
+    for j in range(st.card_points.shape[1]):
+        st.last_won[dst, j] = st.last_won[src, j]
+        st.card_points[dst, j] = st.card_points[src, j]
+        st.last_trick_bonus[dst, j] = st.last_trick_bonus[src, j]
+        st.cante_points[dst, j] = st.cante_points[src, j]
+    for j in range(4):
+        st.sung_by[dst, j] = st.sung_by[src, j]
+    for j in range(st.stock.shape[1]):
+        st.stock[dst, j] = st.stock[src, j]
+    st.trick_leader[dst] = st.trick_leader[src]
+    st.trick_size[dst] = st.trick_size[src]
+    st.best_card[dst] = st.best_card[src]
+    st.best_seat[dst] = st.best_seat[src]
+    st.current[dst] = st.current[src]
+    st.decision[dst] = st.decision[src]
+    st.dealer[dst] = st.dealer[src]
+    st.trump[dst] = st.trump[src]
+    st.turned_card[dst] = st.turned_card[src]
+    st.stock_next[dst] = st.stock_next[src]
+    st.to_draw[dst] = st.to_draw[src]
+    st.tricks_played[dst] = st.tricks_played[src]
+    st.last_winner[dst] = st.last_winner[src]
+    st.exchanged[dst] = st.exchanged[src]
+    st.tute_declarer[dst] = st.tute_declarer[src]
+    st.done[dst] = st.done[src]
+    st.winner[dst] = st.winner[src]
+    st.games[dst] = st.games[src]
+    st.legal[dst] = st.legal[src]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _u(x):
+    return U64(np.int64(x))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _key(st, d, out):
+    """The exact key of lane ``d`` (what decides the rest of the hand, given the deal's trump
+    and stock order, fixed during a search) in ``out[0:5]``; returns its hash."""
+    n = st.hands.shape[1]
+    sides = st.card_points.shape[1]
+    h0, h1, t0, t1 = st.hands[d, 0], st.hands[d, 1], _u(st.trick[d, 0] + 1), _u(st.trick[d, 1] + 1)
+    h2 = st.hands[d, 2] if n > 2 else _ZERO
+    t2 = _u(st.trick[d, 2] + 1) if n > 2 else _ZERO
+    h3 = st.hands[d, 3] if n > 3 else _ZERO
+    t3 = _u(st.trick[d, 3] + 1) if n > 3 else _ZERO
+    w0 = h0 | (h1 << U64(40))
+    w1 = (h1 >> U64(24)) | (h2 << U64(16)) | (t0 << U64(56))
+    w2 = h3 | (t1 << U64(40)) | (t2 << U64(46)) | (t3 << U64(52))
+    w2 |= (_u(st.current[d] + 1) << U64(58)) | (_u(st.decision[d] + 1) << U64(61))
+    w3 = _u(st.trick_leader[d]) | (_u(st.stock_next[d]) << U64(2)) | (_u(st.turned_card[d] + 1) << U64(7))
+    w3 |= _u(st.exchanged[d]) << U64(13)
+    for suit in range(4):
+        w3 |= _u(st.sung_by[d, suit] + 1) << U64(14 + 3 * suit)
+    for seat in range(n):
+        w3 |= (_u(st.sang_twenty[d, seat]) << U64(26 + seat)) | (_u(st.declared[d, seat]) << U64(30 + seat))
+    w3 |= (_u(st.last_winner[d] + 1) << U64(34)) | (_u(st.tricks_played[d]) << U64(37))
+    w4 = _ZERO
+    for sd in range(sides):
+        rank = 0  # R9's tie: only the order of the sides' last tricks won matters
+        for other in range(sides):
+            rank += st.last_won[d, other] < st.last_won[d, sd]
+        w3 |= _u(rank) << U64(42 + 2 * sd)
+        w4 |= (_u(st.card_points[d, sd]) << U64(8 * sd)) | (_u(st.cante_points[d, sd]) << U64(24 + 8 * sd))
+    out[0], out[1], out[2], out[3], out[4] = w0, w1, w2, w3, w4
+    x = w0
+    for w in (w1, w2, w3, w4):
+        x = _mix(x ^ w)
+    return _mix(x)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _mix(x):
+    """splitmix64's finaliser."""
+    x = (x ^ (x >> U64(30))) * _MIX1
+    x = (x ^ (x >> U64(27))) * _MIX2
+    return x ^ (x >> U64(31))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _final_value(cfg, st, d, max_side, point_weight):
+    """tute_env.scoring.hand_rewards(reward="win", points_weight=point_weight) of the finished
+    lane ``d`` for the seats of ``max_side``: the same formula on the same numbers, term by term
+    in numpy's order (tests/test_solver.py checks it equals hand_rewards)."""
+    n = cfg[_N]
+    sides = st.card_points.shape[1]
+    per_side = n // sides
+    games = np.float64(st.games[d])
+    value = games if st.winner[d] == max_side else -games * per_side / (n - per_side)
+    if point_weight != 0.0:
+        total_all = 0.0
+        own = 0.0
+        for sd in range(sides):
+            total = np.float64(st.card_points[d, sd] + st.last_trick_bonus[d, sd] + st.cante_points[d, sd])
+            total_all += total
+            if sd == max_side:
+                own = total
+        others = (total_all - own) / (sides - 1)
+        value = value + point_weight * ((own - others) / MAX_HAND_POINTS)
+    return value
+
+
+# ----------------------------------------------------------------------------------------------
+# Moves: equivalent cards merged, then ordered
+# ----------------------------------------------------------------------------------------------
+@numba.njit(cache=True, error_model="numpy")
+def _in_play(st, d):
+    """Cards still in play in lane ``d``: the hands, the trick, the stock left, the turned card."""
+    cards = _ZERO
+    for seat in range(st.hands.shape[1]):
+        cards |= st.hands[d, seat]
+        if st.trick[d, seat] >= 0:
+            cards |= BIT[st.trick[d, seat]]
+    for k in range(st.stock_next[d], st.stock.shape[1]):
+        cards |= BIT[st.stock[d, k]]
+    if st.turned_card[d] >= 0:
+        cards |= BIT[st.turned_card[d]]
+    return cards
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _merge_cards(cfg, st, d, cards, rep):
+    """``cards`` (legal cards of lane ``d``) less the cards equivalent to a stronger one kept:
+    runs of the seat's pointless cards of one suit with no other card in play ranked between
+    them (the card that may take the turned card, R7, excepted). ``rep[c]``: the kept card each
+    dropped card ``c`` stands for (written for the dropped cards only)."""
+    hand = st.hands[d, st.current[d]]
+    live = _in_play(st, d)
+    special = -1
+    if cfg[_EXCHANGE] != 0 and not st.exchanged[d] and st.turned_card[d] >= 0:
+        special = exchange_gives(cfg[_EXCHANGE], st.trump[d], st.turned_card[d])
+    out = cards
+    for suit in range(4):
+        if not (cards & SUIT_SET[suit]):
+            continue
+        kept = -1  # the run's card that is searched, -1 outside a run
+        in_run = False
+        for k in range(10):
+            c = _SUIT_ORDER[suit, k]
+            bit = BIT[c]
+            if not (live & bit):
+                continue  # out of play: does not break a run
+            if (hand & bit) and CARD_POINTS[c] == 0 and c != special:
+                if not in_run:
+                    in_run, kept = True, -1
+                if cards & bit:
+                    if kept < 0:
+                        kept = c
+                    else:
+                        out &= ~bit
+                        rep[c] = kept
+            else:
+                in_run = False
+    return out
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _move_score(cfg, st, d, action, hist):
+    """Rule-of-thumb order of the moves (higher first)."""
+    if action >= NUM_CARDS:
+        if action == TUTE:
+            return 1 << 40
+        if action == EXCHANGE:
+            return 1 << 39
+        if action == PASS:
+            return 0
+        return (1 << 38) + (action - SING_BASE == st.trump[d])  # a cante
+    card = action
+    bit = BIT[card]
+    trump = st.trump[d]
+    seat = st.current[d]
+    base = 0
+    if st.trick_size[d] > 0:
+        wins = (beating_set(st.best_card[d], trump) & bit) != _ZERO
+        cost = CARD_STRENGTH[card] + (10 if CARD_SUIT[card] == trump else 0)
+        ally = side_of(cfg, st.best_seat[d]) == side_of(cfg, seat)
+        if ally and not wins:
+            base = 300 + CARD_POINTS[card]  # give points to the side's winning card
+        elif wins and not ally:
+            base = 400 - cost  # win it, cheaply
+        else:
+            base = 100 - 4 * CARD_POINTS[card] - cost  # throw a cheap card
+    else:
+        base = 200 + CARD_STRENGTH[card]
+    return (base << 24) + min(hist[card], (1 << 23) - 1)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _gen_moves(cfg, st, d, first, hist, merge, moves, scores, rep):
+    """The moves of lane ``d`` into ``moves`` (best first, ``first`` first if legal); returns
+    how many (``scores``: scratch). Equivalent cards are merged when ``merge``."""
+    legal = st.legal[d]
+    if merge:
+        cards = _merge_cards(cfg, st, d, legal & ALL_CARDS, rep)
+        legal = (legal & ~ALL_CARDS) | cards
+    count = 0
+    for a in range(NUM_ACTIONS):
+        if (legal >> U64(a)) & _ONE:
+            score = (1 << 60) if a == first else _move_score(cfg, st, d, a, hist)
+            k = count  # insertion sort, high scores first
+            while k > 0 and scores[k - 1] < score:
+                scores[k] = scores[k - 1]
+                moves[k] = moves[k - 1]
+                k -= 1
+            scores[k] = score
+            moves[k] = a
+            count += 1
+    return count
+
+
+# ----------------------------------------------------------------------------------------------
+# The transposition table: ``tt_key`` (E, 5) uint64, ``tt_bound`` (E, 2) lower and upper bound,
+# ``tt_meta`` (E,) uint64: generation (32 bits), best move + 1 (8 bits), cards left (8 bits).
+# Buckets of two entries: slot 0 kept for the larger position, slot 1 always replaced.
+# ----------------------------------------------------------------------------------------------
+@numba.njit(cache=True, error_model="numpy")
+def _probe(tt_key, tt_meta, gen, hash_, key):
+    """Index of the entry of ``key`` in this generation, or -1."""
+    base = np.int64(hash_ & U64(len(tt_meta) // 2 - 1)) * 2
+    for slot in range(base, base + 2):
+        if (tt_meta[slot] & _GEN_MASK) == gen:
+            same = True
+            for j in range(5):
+                same = same and tt_key[slot, j] == key[j]
+            if same:
+                return slot
+    return -1
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _store(tt_key, tt_bound, tt_meta, gen, hash_, key, found, lo, hi, move, size):
+    """Records bounds ``lo`` <= value <= ``hi`` of ``key`` (tightening those found at ``found``)."""
+    if found >= 0:
+        tt_bound[found, 0] = max(tt_bound[found, 0], lo)
+        tt_bound[found, 1] = min(tt_bound[found, 1], hi)
+        tt_meta[found] = (tt_meta[found] & ~(U64(0xFF) << U64(32))) | (_u(move + 1) << U64(32))
+        return
+    base = np.int64(hash_ & U64(len(tt_meta) // 2 - 1)) * 2
+    slot = base + 1
+    old = tt_meta[base]
+    if (old & _GEN_MASK) != gen or np.int64((old >> U64(40)) & U64(0xFF)) <= size:
+        slot = base
+    for j in range(5):
+        tt_key[slot, j] = key[j]
+    tt_bound[slot, 0] = lo
+    tt_bound[slot, 1] = hi
+    tt_meta[slot] = gen | (_u(move + 1) << U64(32)) | (_u(size) << U64(40))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _cards_left(st, d):
+    count = 0
+    for seat in range(st.hands.shape[1]):
+        x = st.hands[d, seat]
+        while x:
+            x &= x - _ONE
+            count += 1
+    return count
+
+
+# ----------------------------------------------------------------------------------------------
+# The search
+# ----------------------------------------------------------------------------------------------
+@numba.njit(cache=True, error_model="numpy")
+def _out_of_budget(ctx, fctx):
+    """Counts a node; True (and ``ctx[_EXCEEDED]`` set) once past the node or time budget."""
+    ctx[_NODES] += 1
+    nodes = ctx[_NODES]
+    if ctx[_NODE_LIMIT] > 0 and nodes > ctx[_NODE_LIMIT]:
+        ctx[_EXCEEDED] = 1
+    elif ctx[_TIMED] != 0 and nodes % _CLOCK_EVERY == 0:
+        with numba.objmode(now="float64"):
+            now = time.perf_counter()
+        if now > fctx[_DEADLINE]:
+            ctx[_EXCEEDED] = 2
+    return ctx[_EXCEEDED] != 0
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _search(cfg, st, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes):
+    """Fail-soft alpha-beta value of lane ``root`` of the stack, for ``ctx[_MAX_SIDE]``, within
+    the window (``alpha``, ``beta``): exact inside it, a bound outside. Lanes below ``root``
+    are its line of play. Returns 0.0 with ``ctx[_EXCEEDED]`` set when out of budget."""
+    max_side, gen, merge = ctx[_MAX_SIDE], U64(ctx[_GEN]), ctx[_MERGE] != 0
+    point_weight = fctx[_POINT_WEIGHT]
+    d = root
+    fw[d, _ALPHA], fw[d, _BETA] = alpha, beta
+    phase = _ENTER
+    value = 0.0
+    while True:
+        if phase == _ENTER:
+            if st.done[d]:
+                value = _final_value(cfg, st, d, max_side, point_weight)
+                phase = _RETURN
+                continue
+            if _out_of_budget(ctx, fctx):
+                return 0.0
+            a, b = fw[d, _ALPHA], fw[d, _BETA]
+            hashes[d] = _key(st, d, keys[d])
+            found = _probe(tt_key, tt_meta, gen, hashes[d], keys[d])
+            first = -1
+            if found >= 0:
+                lo, hi = tt_bound[found, 0], tt_bound[found, 1]
+                if lo >= b or lo == hi:
+                    value, phase = lo, _RETURN
+                    continue
+                if hi <= a:
+                    value, phase = hi, _RETURN
+                    continue
+                a, b = max(a, lo), min(b, hi)
+                first = np.int64((tt_meta[found] >> U64(32)) & U64(0xFF)) - 1
+            iw[d, _SLOT] = found
+            maximising = side_of(cfg, st.current[d]) == max_side
+            iw[d, _MAXIMISING] = maximising
+            fw[d, _ALPHA], fw[d, _BETA], fw[d, _ALPHA0], fw[d, _BETA0] = a, b, a, b
+            fw[d, _BEST] = -np.inf if maximising else np.inf
+            iw[d, _NMOVES] = _gen_moves(cfg, st, d, first, hist, merge, moves[d], scores[d], rep)
+            iw[d, _NEXT] = 0
+            iw[d, _BEST_MOVE] = -1
+            phase = _CHOOSE
+        elif phase == _RETURN:
+            if d == root:
+                return value
+            d -= 1
+            move = moves[d, iw[d, _NEXT] - 1]
+            if iw[d, _MAXIMISING]:
+                if value > fw[d, _BEST]:
+                    fw[d, _BEST], iw[d, _BEST_MOVE] = value, move
+                    fw[d, _ALPHA] = max(fw[d, _ALPHA], value)
+            elif value < fw[d, _BEST]:
+                fw[d, _BEST], iw[d, _BEST_MOVE] = value, move
+                fw[d, _BETA] = min(fw[d, _BETA], value)
+            if fw[d, _ALPHA] >= fw[d, _BETA]:  # cut off
+                if move < NUM_CARDS:
+                    hist[move] += max(1, 128 - d)
+                iw[d, _NEXT] = iw[d, _NMOVES]
+            phase = _CHOOSE
+        else:  # _CHOOSE: the next child, or the node's value
+            k = iw[d, _NEXT]
+            if k < iw[d, _NMOVES]:
+                iw[d, _NEXT] = k + 1
+                _copy_lane(st, d, d + 1)
+                step_lane(cfg, st, d + 1, moves[d, k])
+                st.legal[d + 1] = legal_set(cfg, st, d + 1)
+                fw[d + 1, _ALPHA], fw[d + 1, _BETA] = fw[d, _ALPHA], fw[d, _BETA]
+                d += 1
+                phase = _ENTER
+            else:
+                value = fw[d, _BEST]
+                lo, hi = -np.inf, np.inf
+                if value <= fw[d, _ALPHA0]:
+                    hi = value
+                elif value >= fw[d, _BETA0]:
+                    lo = value
+                else:
+                    lo = hi = value
+                _store(tt_key, tt_bound, tt_meta, gen, hashes[d], keys[d], iw[d, _SLOT], lo, hi,
+                       iw[d, _BEST_MOVE], _cards_left(st, d))
+                phase = _RETURN
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _mtdf(cfg, st, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes):
+    """The exact value of lane ``root`` by MTD(f) from ``guess``: zero-window tests, then a full
+    window between the bounds after MTD_STEPS of them."""
+    lo, hi, g = -np.inf, np.inf, guess
+    steps = 0
+    while lo < hi:
+        if steps == MTD_STEPS:
+            g = _search(cfg, st, root, np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf), ctx, fctx,
+                        tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes)
+            break
+        test = g if g > lo else np.nextafter(g, np.inf)  # is the value >= test?
+        g = _search(cfg, st, root, np.nextafter(test, -np.inf), test, ctx, fctx,
+                    tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes)
+        if ctx[_EXCEEDED] != 0:
+            return 0.0
+        if g < test:
+            hi = g
+        else:
+            lo = g
+        steps += 1
+    return g
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _solve_lane(cfg, st, want_actions, out, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw,
+                keys, hashes):
+    """Lane 0 of the stack: with ``want_actions``, the value of each legal action into ``out``
+    (47,), else the position's value into ``out[0]``."""
+    st.legal[0] = legal_set(cfg, st, 0)
+    ctx[_MAX_SIDE] = side_of(cfg, st.current[0])
+    hist[:] = 0
+    if not want_actions:
+        out[0] = _mtdf(cfg, st, 0, 0.0, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes)
+        return
+    root_moves = np.empty(NUM_ACTIONS, np.int8)
+    root_rep = np.full(NUM_ACTIONS, -1, np.int64)
+    count = _gen_moves(cfg, st, 0, -1, hist, ctx[_MERGE] != 0, root_moves, scores[0], root_rep)
+    guess = 0.0
+    for k in range(count):
+        action = root_moves[k]
+        _copy_lane(st, 0, 1)
+        step_lane(cfg, st, 1, action)
+        st.legal[1] = legal_set(cfg, st, 1)
+        guess = _mtdf(cfg, st, 1, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes)
+        if ctx[_EXCEEDED] != 0:
+            return
+        out[action] = guess
+    for c in range(NUM_CARDS):
+        if root_rep[c] >= 0 and (st.legal[0] >> U64(c)) & _ONE:
+            out[c] = out[root_rep[c]]
+
+
+# ----------------------------------------------------------------------------------------------
+# The Python side
+# ----------------------------------------------------------------------------------------------
+class Solver:
+    """Exact double-dummy values of Tute positions (see the module's documentation).
+
+    ``Solver("partnership", point_weight=1.15).action_values(state)``.
+    """
+
+    def __init__(
+        self,
+        rules: Rules | str = "partnership",
+        point_weight: float = 0.0,  # weight of the point difference in a value (scoring.hand_rewards)
+        table_mb: float = 64.0,  # memory of the transposition table, at most (MiB; rounded down to 2^k entries)
+        max_nodes: int | None = None,  # positions searched per lane before SolverBudgetExceeded
+        max_seconds: float | None = None,  # seconds per lane before SolverBudgetExceeded
+        merge_equivalent: bool = True,  # search one of each run of equivalent cards (exact either way)
+    ):
+        self.rules = make_rules(rules)
+        self.game = Game(self.rules)
+        self.point_weight = float(point_weight)
+        if not np.isfinite(self.point_weight):
+            raise ValueError(f"point_weight must be a finite number, got {point_weight!r}")
+        entries = int(table_mb * 2**20) // ENTRY_BYTES
+        if entries < 2:
+            raise ValueError(f"table_mb={table_mb} is too small for a transposition table (2 entries of 64 bytes)")
+        self.table_entries = 1 << (entries.bit_length() - 1)
+        if max_nodes is not None and max_nodes < 1:
+            raise ValueError(f"max_nodes must be at least 1, got {max_nodes}")
+        if max_seconds is not None and not max_seconds > 0:
+            raise ValueError(f"max_seconds must be positive, got {max_seconds}")
+        self.max_nodes, self.max_seconds = max_nodes, max_seconds
+        self.merge_equivalent = bool(merge_equivalent)
+        self.nodes = 0
+        """Positions searched by the last call, all lanes."""
+        r = self.rules
+        self._depth = r.num_tricks * (r.num_players + 3) + 2  # plies left at most, and the root
+        self._stack = self.game.empty_state(self._depth + 1)
+        self._table = None
+        self._gen = 0
+
+    def __repr__(self) -> str:
+        return f"Solver({self.game!r}, point_weight={self.point_weight})"
+
+    # ------------------------------------------------------------------------------------------
+    def action_values(self, state: State) -> np.ndarray:
+        """(B, 47) float64: each legal action's value for each lane's seat to act; NaN where illegal."""
+        return self._solve(state, want_actions=True)
+
+    def value(self, state: State) -> np.ndarray:
+        """(B,) float64: each lane's value for its seat to act (its best action's value)."""
+        return self._solve(state, want_actions=False)[:, 0]
+
+    # ------------------------------------------------------------------------------------------
+    def _check(self, state: State) -> None:
+        r = self.rules
+        problem = _state_misfit(r, state, writeable=False)
+        if problem is None:
+            error = _check_state(self.game._config, state.arrays(), _ALL)
+            if error:
+                problem = _state_error(r, state, error, _ALL)
+        if problem is None:
+            problem = _lane_problem(r, state)
+        if problem is not None:
+            raise ValueError(f"state does not fit {self!r}: {problem}")
+
+    def _solve(self, state: State, want_actions: bool) -> np.ndarray:
+        self._check(state)
+        over = np.flatnonzero(state.done)
+        if over.size:
+            raise ValueError(f"game {over[0]} is over: a finished hand has no action to value")
+        b = state.batch_size
+        out = np.full((b, NUM_ACTIONS), np.nan)
+        self.nodes = 0
+        tables = self._tables()
+        for lane in range(b):
+            self._stack.put(np.array([0]), state.take(np.array([lane])))
+            ctx, fctx = self._context()
+            _solve_lane(self.game._config, self._stack.arrays(), want_actions, out[lane], ctx, fctx, *tables)
+            self.nodes += int(ctx[_NODES])
+            if ctx[_EXCEEDED]:
+                budget = f"max_nodes={self.max_nodes}" if ctx[_EXCEEDED] == 1 else f"max_seconds={self.max_seconds}"
+                raise SolverBudgetExceeded(
+                    f"budget exceeded: game {lane} not solved within {budget} ({int(ctx[_NODES])} positions searched)"
+                )
+        return out
+
+    def _context(self):
+        self._gen += 1
+        if self._gen >= 1 << 32:  # generations wrap: forget the table
+            self._table = None
+            self._gen = 1
+        ctx = np.zeros(7, np.int64)
+        ctx[_GEN] = self._gen
+        ctx[_NODE_LIMIT] = self.max_nodes or 0
+        ctx[_MERGE] = self.merge_equivalent
+        fctx = np.zeros(2, np.float64)
+        fctx[_POINT_WEIGHT] = self.point_weight
+        if self.max_seconds is not None:
+            ctx[_TIMED] = 1
+            fctx[_DEADLINE] = time.perf_counter() + self.max_seconds
+        return ctx, fctx
+
+    def _tables(self):
+        """The transposition table (allocated at first use) and the search's registers."""
+        if self._table is None:
+            e = self.table_entries
+            self._table = (np.zeros((e, 5), np.uint64), np.zeros((e, 2), np.float64), np.zeros(e, np.uint64))
+            self._gen = max(self._gen, 1)
+        depth = self._depth + 1
+        registers = (
+            np.zeros(NUM_CARDS, np.int64),  # history of cut-offs
+            np.zeros((depth, NUM_ACTIONS), np.int8),  # moves
+            np.zeros((depth, NUM_ACTIONS), np.int64),  # their scores
+            np.full(NUM_ACTIONS, -1, np.int64),  # rep (unused below the root)
+            np.zeros((depth, 5), np.float64),
+            np.zeros((depth, 5), np.int64),
+            np.zeros((depth, 5), np.uint64),  # keys
+            np.zeros(depth, np.uint64),  # hashes
+        )
+        return (*self._table, *registers)
+
+
+def _lane_problem(r: Rules, s: State) -> str | None:
+    """What the core's checks leave that the solver relies on: each card in one place at most,
+    and points within the hand's (the keys hold them in 8 bits)."""
+    places = np.concatenate([s.hands, s.played], axis=1)
+    for lane in range(s.batch_size):
+        seen = 0
+        for x in places[lane]:
+            if seen & int(x):
+                return f"game {lane}: a card is in two hands (or held and played)"
+            seen |= int(x)
+    if (s.card_points < 0).any() or (s.card_points > 120).any():
+        return "card_points out of 0..120"
+    if (s.cante_points < 0).any() or (s.cante_points > 100).any():
+        return "cante_points out of 0..100"
+    return None
