@@ -71,11 +71,13 @@ from .cards import (
     CARD_POINTS,
     CARD_STRENGTH,
     CARD_SUIT,
-    DECLARE,
     EXCHANGE,
-    FOLLOW,
+    KINGS,
+    KNIGHTS,
+    LAST_TRICK_BONUS,
     NUM_ACTIONS,
     NUM_CARDS,
+    PAIR_SET,
     PASS,
     SING_BASE,
     SUIT_SET,
@@ -85,10 +87,11 @@ from .cards import (
 )
 from .core import (
     _ALL,
+    _DOUBLE_OVER_100,
     _EXCHANGE,
     _N,
-    _PARTNERSHIPS,
-    _STOCK_SIZE,
+    _TURNED_DRAWN,
+    _TUTE_RULE,
     Game,
     State,
     _check_state,
@@ -127,15 +130,30 @@ _MIX1, _MIX2 = U64(0xBF58476D1CE4E5B9), U64(0x94D049BB133111EB)
 _GEN_MASK = U64(0xFFFFFFFF)
 _CLOCK_EVERY = 4096  # nodes between looks at the clock, with max_seconds
 # Cards of each suit from the strongest down (A 3 R C S 7 6 5 4 2).
+_SUIT_POINTS = np.array([sum(int(CARD_POINTS[c]) for c in range(10) if m >> c & 1) for m in range(1024)], np.int64)
 _SUIT_ORDER = np.array(
     [sorted(range(s * 10, s * 10 + 10), key=lambda c: -int(CARD_STRENGTH[c])) for s in range(4)], np.int64
 )
 
 
+# The search's functions are compiled without numba's reference counting (as the core's rules:
+# they allocate nothing, every array is the caller's): a call passing the 32 arrays of a State
+# would otherwise count 32 references in and out.
+_hot = numba.njit(cache=True, error_model="numpy", _nrt=False)
+
+
+@numba.njit(cache=True)
+def _clock():
+    """time.perf_counter(), from compiled code."""
+    with numba.objmode(now="float64"):
+        now = time.perf_counter()
+    return now
+
+
 # ----------------------------------------------------------------------------------------------
 # One lane of the search stack: copy, key, value of a finished hand
 # ----------------------------------------------------------------------------------------------
-@numba.njit(cache=True, error_model="numpy")
+@_hot
 def _copy_lane(st, src, dst):
     """Lane ``dst`` of the stack becomes a copy of lane ``src`` (every field of the State)."""
     for j in range(st.hands.shape[1]):
@@ -176,12 +194,12 @@ def _copy_lane(st, src, dst):
     st.legal[dst] = st.legal[src]
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_hot
 def _u(x):
     return U64(np.int64(x))
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_hot
 def _key(st, d, out):
     """The exact key of lane ``d`` (what decides the rest of the hand, given the deal's trump
     and stock order, fixed during a search) in ``out[0:5]``; returns its hash."""
@@ -217,7 +235,7 @@ def _key(st, d, out):
     return _mix(x)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_hot
 def _mix(x):
     """splitmix64's finaliser."""
     x = (x ^ (x >> U64(30))) * _MIX1
@@ -225,33 +243,109 @@ def _mix(x):
     return x ^ (x >> U64(31))
 
 
-@numba.njit(cache=True, error_model="numpy")
-def _final_value(cfg, st, d, max_side, point_weight):
-    """tute_env.scoring.hand_rewards(reward="win", points_weight=point_weight) of the finished
-    lane ``d`` for the seats of ``max_side``: the same formula on the same numbers, term by term
-    in numpy's order (tests/test_solver.py checks it equals hand_rewards)."""
+@_hot
+def _reward(cfg, sides, won, games, own, others_sum, point_weight):
+    """The "win" hand reward (tute_env.scoring.hand_rewards) of a seat whose side ``won`` or not
+    a hand credited ``games``, its side's total ``own`` and the other sides' ``others_sum``
+    (floats): the same formula, term by term in numpy's order (tests/test_solver.py checks it
+    equals hand_rewards). Monotone in each number, so bounds on them bound it."""
     n = cfg[_N]
-    sides = st.card_points.shape[1]
     per_side = n // sides
-    games = np.float64(st.games[d])
-    value = games if st.winner[d] == max_side else -games * per_side / (n - per_side)
+    value = games if won else -games * per_side / (n - per_side)
     if point_weight != 0.0:
-        total_all = 0.0
-        own = 0.0
-        for sd in range(sides):
-            total = np.float64(st.card_points[d, sd] + st.last_trick_bonus[d, sd] + st.cante_points[d, sd])
-            total_all += total
-            if sd == max_side:
-                own = total
-        others = (total_all - own) / (sides - 1)
+        others = others_sum / (sides - 1)
         value = value + point_weight * ((own - others) / MAX_HAND_POINTS)
     return value
+
+
+@_hot
+def _final_value(cfg, st, d, max_side, point_weight):
+    """The reward of the finished lane ``d`` for the seats of ``max_side``."""
+    sides = st.card_points.shape[1]
+    total_all, own = 0.0, 0.0
+    for sd in range(sides):
+        total = np.float64(st.card_points[d, sd] + st.last_trick_bonus[d, sd] + st.cante_points[d, sd])
+        total_all += total
+        if sd == max_side:
+            own = total
+    return _reward(cfg, sides, st.winner[d] == max_side, np.float64(st.games[d]), own, total_all - own, point_weight)
+
+
+@_hot
+def _points(cards):
+    """Card points of a set of cards."""
+    return (_SUIT_POINTS[cards & U64(1023)] + _SUIT_POINTS[(cards >> U64(10)) & U64(1023)]
+            + _SUIT_POINTS[(cards >> U64(20)) & U64(1023)] + _SUIT_POINTS[(cards >> U64(30)) & U64(1023)])
+
+
+@_hot
+def _value_bounds(cfg, st, d, max_side, point_weight):
+    """(lo, hi): bounds on lane ``d``'s value, from the totals each side can still reach: now,
+    to now + every point left in play (the cards, the last trick's 10, the cantes it may still
+    sing); a side that may still declare Tute (R8b) may win whatever the points."""
+    sides = st.card_points.shape[1]
+    n = cfg[_N]
+    drawing = st.to_draw[d] > 0
+    pending = _ZERO  # cards not yet played that may still be drawn
+    for k in range(st.stock_next[d], st.stock.shape[1]):
+        pending |= BIT[st.stock[d, k]]
+    if st.turned_card[d] >= 0 and cfg[_TURNED_DRAWN] != 0:
+        pending |= BIT[st.turned_card[d]]
+    unplayed = pending
+    in_trick = _ZERO
+    for seat in range(n):
+        unplayed |= st.hands[d, seat]
+        if st.trick[d, seat] >= 0:
+            in_trick |= BIT[st.trick[d, seat]]
+    left = np.float64(_points(unplayed | in_trick) + LAST_TRICK_BONUS)
+    own_lo = own_hi = others_lo = others_hi = 0.0
+    other_lo_max = other_hi_max = -1.0
+    own_tute = other_tute = False
+    for sd in range(sides):
+        can_sing, tute = 0, False
+        for seat in range(sd, n, sides):  # the seats of side sd
+            reach = st.hands[d, seat] | (pending if drawing else _ZERO)
+            tute |= cfg[_TUTE_RULE] != 0 and ((reach & KINGS) == KINGS or (reach & KNIGHTS) == KNIGHTS)
+            for suit in range(4):
+                if st.sung_by[d, suit] < 0 and (reach & PAIR_SET[suit]) == PAIR_SET[suit]:
+                    can_sing |= 1 << suit
+        sung = 0
+        for suit in range(4):
+            if can_sing >> suit & 1:
+                sung += 40 if suit == st.trump[d] else 20
+        lo = np.float64(st.card_points[d, sd] + st.cante_points[d, sd])
+        hi = lo + left + sung
+        if sd == max_side:
+            own_lo, own_hi, own_tute = lo, hi, tute
+        else:
+            others_lo, others_hi = others_lo + lo, others_hi + hi
+            other_lo_max, other_hi_max = max(other_lo_max, lo), max(other_hi_max, hi)
+            other_tute |= tute
+    double = cfg[_DOUBLE_OVER_100] != 0
+    tute_games = 2.0 if cfg[_TUTE_RULE] == 1 else 1.0
+    win_lo = 2.0 if double and own_lo > 100 and (not own_tute or tute_games == 2.0) else 1.0
+    win_hi = 2.0 if (double and own_hi > 100) or (own_tute and tute_games == 2.0) else 1.0
+    loss_lo = 2.0 if double and sides == 2 and other_lo_max > 100 and (not other_tute or tute_games == 2.0) else 1.0
+    loss_hi = 2.0 if (double and other_hi_max > 100) or (other_tute and tute_games == 2.0) else 1.0
+    win_sure = not other_tute and own_lo > other_hi_max
+    loss_sure = not own_tute and other_lo_max > own_hi
+    if win_sure:
+        low_won, low_games, high_won, high_games = True, win_lo, True, win_hi
+    elif loss_sure:
+        low_won, low_games, high_won, high_games = False, loss_hi, False, loss_lo
+    else:
+        low_won, low_games, high_won, high_games = False, loss_hi, True, win_hi
+    low = min(_reward(cfg, sides, low_won, low_games, own_lo, others_hi, point_weight),
+              _reward(cfg, sides, low_won, low_games, own_hi, others_lo, point_weight))
+    high = max(_reward(cfg, sides, high_won, high_games, own_lo, others_hi, point_weight),
+               _reward(cfg, sides, high_won, high_games, own_hi, others_lo, point_weight))
+    return low, high
 
 
 # ----------------------------------------------------------------------------------------------
 # Moves: equivalent cards merged, then ordered
 # ----------------------------------------------------------------------------------------------
-@numba.njit(cache=True, error_model="numpy")
+@_hot
 def _in_play(st, d):
     """Cards still in play in lane ``d``: the hands, the trick, the stock left, the turned card."""
     cards = _ZERO
@@ -266,7 +360,7 @@ def _in_play(st, d):
     return cards
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_hot
 def _merge_cards(cfg, st, d, cards, rep):
     """``cards`` (legal cards of lane ``d``) less the cards equivalent to a stronger one kept:
     runs of the seat's pointless cards of one suit with no other card in play ranked between
@@ -302,7 +396,7 @@ def _merge_cards(cfg, st, d, cards, rep):
     return out
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_hot
 def _move_score(cfg, st, d, action, hist):
     """Rule-of-thumb order of the moves (higher first)."""
     if action >= NUM_CARDS:
@@ -333,7 +427,7 @@ def _move_score(cfg, st, d, action, hist):
     return (base << 24) + min(hist[card], (1 << 23) - 1)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_hot
 def _gen_moves(cfg, st, d, first, hist, merge, moves, scores, rep):
     """The moves of lane ``d`` into ``moves`` (best first, ``first`` first if legal); returns
     how many (``scores``: scratch). Equivalent cards are merged when ``merge``."""
@@ -361,7 +455,7 @@ def _gen_moves(cfg, st, d, first, hist, merge, moves, scores, rep):
 # ``tt_meta`` (E,) uint64: generation (32 bits), best move + 1 (8 bits), cards left (8 bits).
 # Buckets of two entries: slot 0 kept for the larger position, slot 1 always replaced.
 # ----------------------------------------------------------------------------------------------
-@numba.njit(cache=True, error_model="numpy")
+@_hot
 def _probe(tt_key, tt_meta, gen, hash_, key):
     """Index of the entry of ``key`` in this generation, or -1."""
     base = np.int64(hash_ & U64(len(tt_meta) // 2 - 1)) * 2
@@ -375,7 +469,7 @@ def _probe(tt_key, tt_meta, gen, hash_, key):
     return -1
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_hot
 def _store(tt_key, tt_bound, tt_meta, gen, hash_, key, found, lo, hi, move, size):
     """Records bounds ``lo`` <= value <= ``hi`` of ``key`` (tightening those found at ``found``)."""
     if found >= 0:
@@ -395,7 +489,7 @@ def _store(tt_key, tt_bound, tt_meta, gen, hash_, key, found, lo, hi, move, size
     tt_meta[slot] = gen | (_u(move + 1) << U64(32)) | (_u(size) << U64(40))
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_hot
 def _cards_left(st, d):
     count = 0
     for seat in range(st.hands.shape[1]):
@@ -409,22 +503,19 @@ def _cards_left(st, d):
 # ----------------------------------------------------------------------------------------------
 # The search
 # ----------------------------------------------------------------------------------------------
-@numba.njit(cache=True, error_model="numpy")
+@_hot
 def _out_of_budget(ctx, fctx):
     """Counts a node; True (and ``ctx[_EXCEEDED]`` set) once past the node or time budget."""
     ctx[_NODES] += 1
     nodes = ctx[_NODES]
     if ctx[_NODE_LIMIT] > 0 and nodes > ctx[_NODE_LIMIT]:
         ctx[_EXCEEDED] = 1
-    elif ctx[_TIMED] != 0 and nodes % _CLOCK_EVERY == 0:
-        with numba.objmode(now="float64"):
-            now = time.perf_counter()
-        if now > fctx[_DEADLINE]:
-            ctx[_EXCEEDED] = 2
+    elif ctx[_TIMED] != 0 and nodes % _CLOCK_EVERY == 0 and _clock() > fctx[_DEADLINE]:
+        ctx[_EXCEEDED] = 2
     return ctx[_EXCEEDED] != 0
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_hot
 def _search(cfg, st, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes):
     """Fail-soft alpha-beta value of lane ``root`` of the stack, for ``ctx[_MAX_SIDE]``, within
     the window (``alpha``, ``beta``): exact inside it, a bound outside. Lanes below ``root``
@@ -443,6 +534,13 @@ def _search(cfg, st, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_meta, hi
                 continue
             if _out_of_budget(ctx, fctx):
                 return 0.0
+            low, high = _value_bounds(cfg, st, d, max_side, point_weight)
+            if low >= fw[d, _BETA] or low == high:
+                value, phase = low, _RETURN
+                continue
+            if high <= fw[d, _ALPHA]:
+                value, phase = high, _RETURN
+                continue
             a, b = fw[d, _ALPHA], fw[d, _BETA]
             hashes[d] = _key(st, d, keys[d])
             found = _probe(tt_key, tt_meta, gen, hashes[d], keys[d])
@@ -507,7 +605,7 @@ def _search(cfg, st, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_meta, hi
                 phase = _RETURN
 
 
-@numba.njit(cache=True, error_model="numpy")
+@_hot
 def _mtdf(cfg, st, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes):
     """The exact value of lane ``root`` by MTD(f) from ``guess``: zero-window tests, then a full
     window between the bounds after MTD_STEPS of them."""
@@ -531,7 +629,7 @@ def _mtdf(cfg, st, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, move
     return g
 
 
-@numba.njit(cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy")  # allocates: reference counted
 def _solve_lane(cfg, st, want_actions, out, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw,
                 keys, hashes):
     """Lane 0 of the stack: with ``want_actions``, the value of each legal action into ``out``
