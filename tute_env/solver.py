@@ -60,6 +60,7 @@ solved one after the other, on one core. A finished lane has no action values an
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numba
@@ -130,6 +131,11 @@ _MIX1, _MIX2 = U64(0xBF58476D1CE4E5B9), U64(0x94D049BB133111EB)
 _GEN_MASK = U64(0xFFFFFFFF)
 _CLOCK_EVERY = 4096  # nodes between looks at the clock, with max_seconds
 # Cards of each suit from the strongest down (A 3 R C S 7 6 5 4 2).
+# The index of a one-bit set: _BIT_INDEX[(bit * _DEBRUIJN) >> 58] (a de Bruijn sequence).
+_DEBRUIJN = U64(0x03F79D71B4CB0A89)
+_BIT_INDEX = np.zeros(64, np.int64)
+for _i in range(64):
+    _BIT_INDEX[((1 << _i) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58] = _i
 _SUIT_POINTS = np.array([sum(int(CARD_POINTS[c]) for c in range(10) if m >> c & 1) for m in range(1024)], np.int64)
 _SUIT_ORDER = np.array(
     [sorted(range(s * 10, s * 10 + 10), key=lambda c: -int(CARD_STRENGTH[c])) for s in range(4)], np.int64
@@ -140,6 +146,9 @@ _SUIT_ORDER = np.array(
 # they allocate nothing, every array is the caller's): a call passing the 32 arrays of a State
 # would otherwise count 32 references in and out.
 _hot = numba.njit(cache=True, error_model="numpy", _nrt=False)
+# Those that take the State's arrays are inlined into the search (as the core's rules are): a call
+# passes the 32 arrays' fields one by one.
+_inline = numba.njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 
 
 @numba.njit(cache=True)
@@ -153,45 +162,14 @@ def _clock():
 # ----------------------------------------------------------------------------------------------
 # One lane of the search stack: copy, key, value of a finished hand
 # ----------------------------------------------------------------------------------------------
-@_hot
-def _copy_lane(st, src, dst):
-    """Lane ``dst`` of the stack becomes a copy of lane ``src`` (every field of the State)."""
-    for j in range(st.hands.shape[1]):
-        st.hands[dst, j] = st.hands[src, j]
-        st.played[dst, j] = st.played[src, j]
-        st.known[dst, j] = st.known[src, j]
-        st.cannot_hold[dst, j] = st.cannot_hold[src, j]
-        st.trick[dst, j] = st.trick[src, j]
-        st.sang_twenty[dst, j] = st.sang_twenty[src, j]
-        st.declared[dst, j] = st.declared[src, j]
-    for j in range(st.card_points.shape[1]):
-        st.last_won[dst, j] = st.last_won[src, j]
-        st.card_points[dst, j] = st.card_points[src, j]
-        st.last_trick_bonus[dst, j] = st.last_trick_bonus[src, j]
-        st.cante_points[dst, j] = st.cante_points[src, j]
-    for j in range(4):
-        st.sung_by[dst, j] = st.sung_by[src, j]
-    for j in range(st.stock.shape[1]):
-        st.stock[dst, j] = st.stock[src, j]
-    st.trick_leader[dst] = st.trick_leader[src]
-    st.trick_size[dst] = st.trick_size[src]
-    st.best_card[dst] = st.best_card[src]
-    st.best_seat[dst] = st.best_seat[src]
-    st.current[dst] = st.current[src]
-    st.decision[dst] = st.decision[src]
-    st.dealer[dst] = st.dealer[src]
-    st.trump[dst] = st.trump[src]
-    st.turned_card[dst] = st.turned_card[src]
-    st.stock_next[dst] = st.stock_next[src]
-    st.to_draw[dst] = st.to_draw[src]
-    st.tricks_played[dst] = st.tricks_played[src]
-    st.last_winner[dst] = st.last_winner[src]
-    st.exchanged[dst] = st.exchanged[src]
-    st.tute_declarer[dst] = st.tute_declarer[src]
-    st.done[dst] = st.done[src]
-    st.winner[dst] = st.winner[src]
-    st.games[dst] = st.games[src]
-    st.legal[dst] = st.legal[src]
+@_inline
+def _make_child(cfg, st, buf, d, action):
+    """Lane ``d + 1`` of the stack becomes lane ``d`` after ``action`` (copy-make: a lane is a
+    row of ``buf``, which every field of the stack's State views), by the core's rules."""
+    for j in range(buf.shape[1]):
+        buf[d + 1, j] = buf[d, j]
+    step_lane(cfg, st, d + 1, action)
+    st.legal[d + 1] = legal_set(cfg, st, d + 1)
 
 
 @_hot
@@ -199,7 +177,7 @@ def _u(x):
     return U64(np.int64(x))
 
 
-@_hot
+@_inline
 def _key(st, d, out):
     """The exact key of lane ``d`` (what decides the rest of the hand, given the deal's trump
     and stock order, fixed during a search) in ``out[0:5]``; returns its hash."""
@@ -258,7 +236,7 @@ def _reward(cfg, sides, won, games, own, others_sum, point_weight):
     return value
 
 
-@_hot
+@_inline
 def _final_value(cfg, st, d, max_side, point_weight):
     """The reward of the finished lane ``d`` for the seats of ``max_side``."""
     sides = st.card_points.shape[1]
@@ -278,7 +256,7 @@ def _points(cards):
             + _SUIT_POINTS[(cards >> U64(20)) & U64(1023)] + _SUIT_POINTS[(cards >> U64(30)) & U64(1023)])
 
 
-@_hot
+@_inline
 def _value_bounds(cfg, st, d, max_side, point_weight):
     """(lo, hi): bounds on lane ``d``'s value, from the totals each side can still reach: now,
     to now + every point left in play (the cards, the last trick's 10, the cantes it may still
@@ -345,7 +323,7 @@ def _value_bounds(cfg, st, d, max_side, point_weight):
 # ----------------------------------------------------------------------------------------------
 # Moves: equivalent cards merged, then ordered
 # ----------------------------------------------------------------------------------------------
-@_hot
+@_inline
 def _in_play(st, d):
     """Cards still in play in lane ``d``: the hands, the trick, the stock left, the turned card."""
     cards = _ZERO
@@ -360,7 +338,7 @@ def _in_play(st, d):
     return cards
 
 
-@_hot
+@_inline
 def _merge_cards(cfg, st, d, cards, rep):
     """``cards`` (legal cards of lane ``d``) less the cards equivalent to a stronger one kept:
     runs of the seat's pointless cards of one suit with no other card in play ranked between
@@ -396,58 +374,64 @@ def _merge_cards(cfg, st, d, cards, rep):
     return out
 
 
-@_hot
-def _move_score(cfg, st, d, action, hist):
-    """Rule-of-thumb order of the moves (higher first)."""
-    if action >= NUM_CARDS:
-        if action == TUTE:
-            return 1 << 40
-        if action == EXCHANGE:
-            return 1 << 39
-        if action == PASS:
-            return 0
-        return (1 << 38) + (action - SING_BASE == st.trump[d])  # a cante
-    card = action
-    bit = BIT[card]
-    trump = st.trump[d]
-    seat = st.current[d]
-    base = 0
-    if st.trick_size[d] > 0:
-        wins = (beating_set(st.best_card[d], trump) & bit) != _ZERO
-        cost = CARD_STRENGTH[card] + (10 if CARD_SUIT[card] == trump else 0)
-        ally = side_of(cfg, st.best_seat[d]) == side_of(cfg, seat)
-        if ally and not wins:
-            base = 300 + CARD_POINTS[card]  # give points to the side's winning card
-        elif wins and not ally:
-            base = 400 - cost  # win it, cheaply
-        else:
-            base = 100 - 4 * CARD_POINTS[card] - cost  # throw a cheap card
-    else:
-        base = 200 + CARD_STRENGTH[card]
-    return (base << 24) + min(hist[card], (1 << 23) - 1)
-
-
-@_hot
+@_inline
 def _gen_moves(cfg, st, d, first, hist, merge, moves, scores, rep):
-    """The moves of lane ``d`` into ``moves`` (best first, ``first`` first if legal); returns
-    how many (``scores``: scratch). Equivalent cards are merged when ``merge``."""
+    """The moves of lane ``d`` into ``moves``, best first by a rule of thumb (``first`` first,
+    then Tute, the exchange, cantes; cards: win a trick cheaply, give points to the side's
+    winning card, throw cheap cards, lead high; then by the history of cut-offs); returns how
+    many (``scores``: scratch). Equivalent cards are merged when ``merge``."""
     legal = st.legal[d]
-    if merge:
-        cards = _merge_cards(cfg, st, d, legal & ALL_CARDS, rep)
-        legal = (legal & ~ALL_CARDS) | cards
+    cards = legal & ALL_CARDS
+    if merge and (cards & (cards - _ONE)) != _ZERO:
+        cards = _merge_cards(cfg, st, d, cards, rep)
     count = 0
-    for a in range(NUM_ACTIONS):
+    for a in range(NUM_CARDS, NUM_ACTIONS):
         if (legal >> U64(a)) & _ONE:
-            score = (1 << 60) if a == first else _move_score(cfg, st, d, a, hist)
-            k = count  # insertion sort, high scores first
-            while k > 0 and scores[k - 1] < score:
-                scores[k] = scores[k - 1]
-                moves[k] = moves[k - 1]
-                k -= 1
-            scores[k] = score
-            moves[k] = a
-            count += 1
+            if a == TUTE:
+                score = 1 << 40
+            elif a == EXCHANGE:
+                score = 1 << 39
+            elif a == PASS:
+                score = 0
+            else:  # a cante, the 40 first
+                score = (1 << 38) + (a - SING_BASE == st.trump[d])
+            count = _insert(moves, scores, count, a, (1 << 60) if a == first else score)
+    trump = st.trump[d]
+    following = st.trick_size[d] > 0
+    beats, ally = _ZERO, False
+    if following:
+        beats = beating_set(st.best_card[d], trump)
+        ally = side_of(cfg, st.best_seat[d]) == side_of(cfg, st.current[d])
+    x = cards
+    while x != _ZERO:
+        low = x & (~x + _ONE)
+        x ^= low
+        c = _BIT_INDEX[(low * _DEBRUIJN) >> U64(58)]
+        cost = CARD_STRENGTH[c] + (10 if CARD_SUIT[c] == trump else 0)
+        if not following:
+            base = 200 + CARD_STRENGTH[c]  # lead high
+        elif (beats & low) != _ZERO:
+            base = (400 - cost) if not ally else (100 - cost)  # win it cheaply
+        elif ally:
+            base = 300 + CARD_POINTS[c]  # give points to the side's winning card
+        else:
+            base = 100 - 4 * CARD_POINTS[c] - cost  # throw a cheap card
+        score = (1 << 60) if c == first else (np.int64(base) << 24) + min(hist[c], (1 << 23) - 1)
+        count = _insert(moves, scores, count, c, score)
     return count
+
+
+@_hot
+def _insert(moves, scores, count, move, score):
+    """Insertion sort of ``move`` into the first ``count`` moves, high scores first."""
+    k = count
+    while k > 0 and scores[k - 1] < score:
+        scores[k] = scores[k - 1]
+        moves[k] = moves[k - 1]
+        k -= 1
+    scores[k] = score
+    moves[k] = move
+    return count + 1
 
 
 # ----------------------------------------------------------------------------------------------
@@ -489,7 +473,7 @@ def _store(tt_key, tt_bound, tt_meta, gen, hash_, key, found, lo, hi, move, size
     tt_meta[slot] = gen | (_u(move + 1) << U64(32)) | (_u(size) << U64(40))
 
 
-@_hot
+@_inline
 def _cards_left(st, d):
     count = 0
     for seat in range(st.hands.shape[1]):
@@ -516,7 +500,7 @@ def _out_of_budget(ctx, fctx):
 
 
 @_hot
-def _search(cfg, st, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes):
+def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes):
     """Fail-soft alpha-beta value of lane ``root`` of the stack, for ``ctx[_MAX_SIDE]``, within
     the window (``alpha``, ``beta``): exact inside it, a bound outside. Lanes below ``root``
     are its line of play. Returns 0.0 with ``ctx[_EXCEEDED]`` set when out of budget."""
@@ -585,9 +569,7 @@ def _search(cfg, st, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_meta, hi
             k = iw[d, _NEXT]
             if k < iw[d, _NMOVES]:
                 iw[d, _NEXT] = k + 1
-                _copy_lane(st, d, d + 1)
-                step_lane(cfg, st, d + 1, moves[d, k])
-                st.legal[d + 1] = legal_set(cfg, st, d + 1)
+                _make_child(cfg, st, buf, d, moves[d, k])
                 fw[d + 1, _ALPHA], fw[d + 1, _BETA] = fw[d, _ALPHA], fw[d, _BETA]
                 d += 1
                 phase = _ENTER
@@ -606,18 +588,18 @@ def _search(cfg, st, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_meta, hi
 
 
 @_hot
-def _mtdf(cfg, st, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes):
+def _mtdf(cfg, st, buf, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes):
     """The exact value of lane ``root`` by MTD(f) from ``guess``: zero-window tests, then a full
     window between the bounds after MTD_STEPS of them."""
     lo, hi, g = -np.inf, np.inf, guess
     steps = 0
     while lo < hi:
         if steps == MTD_STEPS:
-            g = _search(cfg, st, root, np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf), ctx, fctx,
+            g = _search(cfg, st, buf, root, np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf), ctx, fctx,
                         tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes)
             break
         test = g if g > lo else np.nextafter(g, np.inf)  # is the value >= test?
-        g = _search(cfg, st, root, np.nextafter(test, -np.inf), test, ctx, fctx,
+        g = _search(cfg, st, buf, root, np.nextafter(test, -np.inf), test, ctx, fctx,
                     tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes)
         if ctx[_EXCEEDED] != 0:
             return 0.0
@@ -630,7 +612,7 @@ def _mtdf(cfg, st, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, move
 
 
 @numba.njit(cache=True, error_model="numpy")  # allocates: reference counted
-def _solve_lane(cfg, st, want_actions, out, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw,
+def _solve_lane(cfg, st, buf, want_actions, out, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw,
                 keys, hashes):
     """Lane 0 of the stack: with ``want_actions``, the value of each legal action into ``out``
     (47,), else the position's value into ``out[0]``."""
@@ -638,7 +620,7 @@ def _solve_lane(cfg, st, want_actions, out, ctx, fctx, tt_key, tt_bound, tt_meta
     ctx[_MAX_SIDE] = side_of(cfg, st.current[0])
     hist[:] = 0
     if not want_actions:
-        out[0] = _mtdf(cfg, st, 0, 0.0, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes)
+        out[0] = _mtdf(cfg, st, buf, 0, 0.0, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes)
         return
     root_moves = np.empty(NUM_ACTIONS, np.int8)
     root_rep = np.full(NUM_ACTIONS, -1, np.int64)
@@ -646,10 +628,8 @@ def _solve_lane(cfg, st, want_actions, out, ctx, fctx, tt_key, tt_bound, tt_meta
     guess = 0.0
     for k in range(count):
         action = root_moves[k]
-        _copy_lane(st, 0, 1)
-        step_lane(cfg, st, 1, action)
-        st.legal[1] = legal_set(cfg, st, 1)
-        guess = _mtdf(cfg, st, 1, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes)
+        _make_child(cfg, st, buf, 0, action)
+        guess = _mtdf(cfg, st, buf, 1, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes)
         if ctx[_EXCEEDED] != 0:
             return
         out[action] = guess
@@ -695,7 +675,7 @@ class Solver:
         """Positions searched by the last call, all lanes."""
         r = self.rules
         self._depth = r.num_tricks * (r.num_players + 3) + 2  # plies left at most, and the root
-        self._stack = self.game.empty_state(self._depth + 1)
+        self._stack, self._buf = _stack_state(self.game, self._depth + 1)
         self._table = None
         self._gen = 0
 
@@ -736,7 +716,7 @@ class Solver:
         for lane in range(b):
             self._stack.put(np.array([0]), state.take(np.array([lane])))
             ctx, fctx = self._context()
-            _solve_lane(self.game._config, self._stack.arrays(), want_actions, out[lane], ctx, fctx, *tables)
+            _solve_lane(self.game._config, self._stack.arrays(), self._buf, want_actions, out[lane], ctx, fctx, *tables)
             self.nodes += int(ctx[_NODES])
             if ctx[_EXCEEDED]:
                 budget = f"max_nodes={self.max_nodes}" if ctx[_EXCEEDED] == 1 else f"max_seconds={self.max_seconds}"
@@ -779,6 +759,24 @@ class Solver:
             np.zeros(depth, np.uint64),  # hashes
         )
         return (*self._table, *registers)
+
+
+def _stack_state(game: Game, depth: int) -> tuple[State, np.ndarray]:
+    """A State of ``depth`` lanes whose fields are views of one (depth, words) uint64 array,
+    a lane to a row (each field at an offset aligned to 8 bytes): copying a lane is copying a row."""
+    blank = game.empty_state(1)
+    fields = [f.name for f in dataclasses.fields(State)]
+    sizes = [getattr(blank, name).nbytes for name in fields]
+    offsets = np.concatenate([[0], np.cumsum([-(-size // 8) * 8 for size in sizes])])
+    buf = np.zeros((depth, offsets[-1] // 8), np.uint64)
+    octets = buf.view(np.uint8)
+    views = {}
+    for name, size, offset in zip(fields, sizes, offsets):
+        a = getattr(blank, name)
+        view = octets[:, offset:offset + size].view(a.dtype)
+        views[name] = view[:, 0] if a.ndim == 1 else view
+        views[name][:] = a
+    return State(**views), buf
 
 
 def _lane_problem(r: Rules, s: State) -> str | None:
