@@ -34,10 +34,16 @@ The match options (R10) play no part: a value is that of the hand.
   :data:`MTD_STEPS` tests a full window between the bounds finishes the job;
 * a transposition table of lower and upper bounds keyed by what remains: every hand, the
   trick in progress, the seat and kind of decision, the stock position and turned card,
-  cantes sung and the rights to sing, the exchange, the points taken and sung so far and the
-  order in which sides last won a trick (R9's tie). Exact keys (five words), two slots a bucket
-  (one kept by the size of the position, one always replaced), generations instead of
-  clearing; its memory is bounded by ``table_mb``;
+  cantes sung and the rights to sing, the exchange and the order in which sides last won a
+  trick (R9's tie). The points taken and sung so far are not in the key but kept with each
+  bound: a value never falls as the side's points so far rise and the others' fall (with a
+  point weight >= 0), so a bound found at some totals holds at totals that dominate them
+  (lines of play that reach the same cards with other points share entries). Exact keys
+  (four words), two entries a bucket (one kept for the larger position, one always
+  replaced), generations instead of clearing; its memory is bounded by ``table_mb``;
+* bounds from the totals each side can still reach (the points now, up to every point left
+  in play, its cantes and the last trick's 10; Tute (R8b) wins whatever the points): a
+  position whose outcome is decided, or outside the window, is not searched further;
 * move ordering: the table's best move, then declarations, the exchange, and cards by a rule
   of thumb (win a trick cheaply, give points to a partner's winning card, throw cheap cards),
   with a history of the cards that cut off before;
@@ -123,12 +129,18 @@ _MAX_SIDE, _NODES, _NODE_LIMIT, _EXCEEDED, _GEN, _MERGE, _TIMED = range(7)
 _POINT_WEIGHT, _DEADLINE = range(2)
 # Per-depth search registers: ``fw`` (float64) and ``iw`` (int64).
 _ALPHA, _BETA, _ALPHA0, _BETA0, _BEST = range(5)
-_NMOVES, _NEXT, _BEST_MOVE, _SLOT, _MAXIMISING = range(5)
+_NMOVES, _NEXT, _BEST_MOVE, _MAXIMISING = range(4)
 _ENTER, _RETURN, _CHOOSE = range(3)
 _ZERO, _ONE = U64(0), U64(1)
 _M40 = U64((1 << 40) - 1)
 _MIX1, _MIX2 = U64(0xBF58476D1CE4E5B9), U64(0x94D049BB133111EB)
 _GEN_MASK = U64(0xFFFFFFFF)
+# Side totals so far in a key's fifth word: _POINT_BITS a side; an entry keeps two such words
+# (where its lower and its upper bound were found) in one.
+_POINT_BITS = 10
+_POINT_MASK = U64((1 << _POINT_BITS) - 1)
+_POINTS_SHIFT = 30
+_POINTS_MASK = U64((1 << _POINTS_SHIFT) - 1)
 _CLOCK_EVERY = 4096  # nodes between looks at the clock, with max_seconds
 # Cards of each suit from the strongest down (A 3 R C S 7 6 5 4 2).
 # The index of a one-bit set: _BIT_INDEX[(bit * _DEBRUIJN) >> 58] (a de Bruijn sequence).
@@ -179,8 +191,9 @@ def _u(x):
 
 @_inline
 def _key(st, d, out):
-    """The exact key of lane ``d`` (what decides the rest of the hand, given the deal's trump
-    and stock order, fixed during a search) in ``out[0:5]``; returns its hash."""
+    """The exact key of lane ``d``: what remains (what decides the rest of the hand, given the
+    deal's trump and stock order, fixed during a search) in ``out[0:4]``, and each side's points
+    so far (cards and cantes, _POINT_BITS each) in ``out[4]``; returns the hash of what remains."""
     n = st.hands.shape[1]
     sides = st.card_points.shape[1]
     h0, h1, t0, t1 = st.hands[d, 0], st.hands[d, 1], _u(st.trick[d, 0] + 1), _u(st.trick[d, 1] + 1)
@@ -199,16 +212,16 @@ def _key(st, d, out):
     for seat in range(n):
         w3 |= (_u(st.sang_twenty[d, seat]) << U64(26 + seat)) | (_u(st.declared[d, seat]) << U64(30 + seat))
     w3 |= (_u(st.last_winner[d] + 1) << U64(34)) | (_u(st.tricks_played[d]) << U64(37))
-    w4 = _ZERO
+    points = _ZERO
     for sd in range(sides):
         rank = 0  # R9's tie: only the order of the sides' last tricks won matters
         for other in range(sides):
             rank += st.last_won[d, other] < st.last_won[d, sd]
         w3 |= _u(rank) << U64(42 + 2 * sd)
-        w4 |= (_u(st.card_points[d, sd]) << U64(8 * sd)) | (_u(st.cante_points[d, sd]) << U64(24 + 8 * sd))
-    out[0], out[1], out[2], out[3], out[4] = w0, w1, w2, w3, w4
+        points |= _u(st.card_points[d, sd] + st.cante_points[d, sd]) << U64(_POINT_BITS * sd)
+    out[0], out[1], out[2], out[3], out[4] = w0, w1, w2, w3, points
     x = w0
-    for w in (w1, w2, w3, w4):
+    for w in (w1, w2, w3):
         x = _mix(x ^ w)
     return _mix(x)
 
@@ -440,13 +453,28 @@ def _insert(moves, scores, count, move, score):
 # Buckets of two entries: slot 0 kept for the larger position, slot 1 always replaced.
 # ----------------------------------------------------------------------------------------------
 @_hot
+def _dominates(points, than, max_side, sides, monotone):
+    """Whether the side totals ``points`` are as good for ``max_side`` as ``than``: its own as
+    high or higher, every other side's as low or lower (packed, _POINT_BITS a side). Not
+    ``monotone`` (a negative point weight), only equal totals are."""
+    if not monotone:
+        return points == than
+    for sd in range(sides):
+        shift = U64(_POINT_BITS * sd)
+        mine, theirs = (points >> shift) & _POINT_MASK, (than >> shift) & _POINT_MASK
+        if (mine < theirs) if sd == max_side else (mine > theirs):
+            return False
+    return True
+
+
+@_hot
 def _probe(tt_key, tt_meta, gen, hash_, key):
-    """Index of the entry of ``key`` in this generation, or -1."""
+    """Index of the entry of what remains (``key[0:4]``) in this generation, or -1."""
     base = np.int64(hash_ & U64(len(tt_meta) // 2 - 1)) * 2
     for slot in range(base, base + 2):
         if (tt_meta[slot] & _GEN_MASK) == gen:
             same = True
-            for j in range(5):
+            for j in range(4):
                 same = same and tt_key[slot, j] == key[j]
             if same:
                 return slot
@@ -454,23 +482,45 @@ def _probe(tt_key, tt_meta, gen, hash_, key):
 
 
 @_hot
-def _store(tt_key, tt_bound, tt_meta, gen, hash_, key, found, lo, hi, move, size):
-    """Records bounds ``lo`` <= value <= ``hi`` of ``key`` (tightening those found at ``found``)."""
-    if found >= 0:
-        tt_bound[found, 0] = max(tt_bound[found, 0], lo)
-        tt_bound[found, 1] = min(tt_bound[found, 1], hi)
-        tt_meta[found] = (tt_meta[found] & ~(U64(0xFF) << U64(32))) | (_u(move + 1) << U64(32))
-        return
-    base = np.int64(hash_ & U64(len(tt_meta) // 2 - 1)) * 2
-    slot = base + 1
-    old = tt_meta[base]
-    if (old & _GEN_MASK) != gen or np.int64((old >> U64(40)) & U64(0xFF)) <= size:
-        slot = base
-    for j in range(5):
-        tt_key[slot, j] = key[j]
-    tt_bound[slot, 0] = lo
-    tt_bound[slot, 1] = hi
-    tt_meta[slot] = gen | (_u(move + 1) << U64(32)) | (_u(size) << U64(40))
+def _bounds_at(tt_key, tt_bound, slot, points, max_side, sides, monotone):
+    """The entry's bounds that hold at side totals ``points``. A value is monotone in the
+    totals so far (more for ``max_side``, less for the others: never less for it, whatever the
+    play), so a lower bound found at totals that ``points`` dominate holds, and an upper bound
+    found at totals that dominate ``points``; so with a point weight >= 0 (``monotone``), else
+    only at equal totals."""
+    lo_points, hi_points = tt_key[slot, 4] & _POINTS_MASK, tt_key[slot, 4] >> U64(_POINTS_SHIFT)
+    lo = tt_bound[slot, 0] if _dominates(points, lo_points, max_side, sides, monotone) else -np.inf
+    hi = tt_bound[slot, 1] if _dominates(hi_points, points, max_side, sides, monotone) else np.inf
+    return lo, hi
+
+
+@_hot
+def _store(tt_key, tt_bound, tt_meta, gen, hash_, key, lo, hi, move, size, max_side, sides, monotone):
+    """Records bounds ``lo`` <= value <= ``hi`` of ``key`` (what remains, at the side totals
+    ``key[4]``): into its entry if there is one (looked up again: the search below may have
+    replaced the one found before), each bound replacing the entry's unless that one holds
+    here already and is as tight; else into a new entry."""
+    points = key[4]
+    found = _probe(tt_key, tt_meta, gen, hash_, key)
+    if found < 0:
+        base = np.int64(hash_ & U64(len(tt_meta) // 2 - 1)) * 2
+        found = base + 1
+        old = tt_meta[base]
+        if (old & _GEN_MASK) != gen or np.int64((old >> U64(40)) & U64(0xFF)) <= size:
+            found = base
+        for j in range(4):
+            tt_key[found, j] = key[j]
+        tt_key[found, 4] = points | (points << U64(_POINTS_SHIFT))
+        tt_bound[found, 0], tt_bound[found, 1] = lo, hi
+    else:
+        old_lo, old_hi = _bounds_at(tt_key, tt_bound, found, points, max_side, sides, monotone)
+        lo_points, hi_points = tt_key[found, 4] & _POINTS_MASK, tt_key[found, 4] >> U64(_POINTS_SHIFT)
+        if lo > old_lo:
+            tt_bound[found, 0], lo_points = lo, points
+        if hi < old_hi:
+            tt_bound[found, 1], hi_points = hi, points
+        tt_key[found, 4] = lo_points | (hi_points << U64(_POINTS_SHIFT))
+    tt_meta[found] = gen | (_u(move + 1) << U64(32)) | (_u(size) << U64(40))
 
 
 @_inline
@@ -505,7 +555,9 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
     the window (``alpha``, ``beta``): exact inside it, a bound outside. Lanes below ``root``
     are its line of play. Returns 0.0 with ``ctx[_EXCEEDED]`` set when out of budget."""
     max_side, gen, merge = ctx[_MAX_SIDE], U64(ctx[_GEN]), ctx[_MERGE] != 0
+    sides = st.card_points.shape[1]
     point_weight = fctx[_POINT_WEIGHT]
+    monotone = point_weight >= 0.0  # a value never falls as the side's points so far rise
     d = root
     fw[d, _ALPHA], fw[d, _BETA] = alpha, beta
     phase = _ENTER
@@ -530,7 +582,7 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
             found = _probe(tt_key, tt_meta, gen, hashes[d], keys[d])
             first = -1
             if found >= 0:
-                lo, hi = tt_bound[found, 0], tt_bound[found, 1]
+                lo, hi = _bounds_at(tt_key, tt_bound, found, keys[d, 4], max_side, sides, monotone)
                 if lo >= b or lo == hi:
                     value, phase = lo, _RETURN
                     continue
@@ -539,7 +591,6 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
                     continue
                 a, b = max(a, lo), min(b, hi)
                 first = np.int64((tt_meta[found] >> U64(32)) & U64(0xFF)) - 1
-            iw[d, _SLOT] = found
             maximising = side_of(cfg, st.current[d]) == max_side
             iw[d, _MAXIMISING] = maximising
             fw[d, _ALPHA], fw[d, _BETA], fw[d, _ALPHA0], fw[d, _BETA0] = a, b, a, b
@@ -582,8 +633,8 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
                     lo = value
                 else:
                     lo = hi = value
-                _store(tt_key, tt_bound, tt_meta, gen, hashes[d], keys[d], iw[d, _SLOT], lo, hi,
-                       iw[d, _BEST_MOVE], _cards_left(st, d))
+                _store(tt_key, tt_bound, tt_meta, gen, hashes[d], keys[d], lo, hi,
+                       iw[d, _BEST_MOVE], _cards_left(st, d), max_side, sides, monotone)
                 phase = _RETURN
 
 
@@ -676,6 +727,9 @@ class Solver:
         r = self.rules
         self._depth = r.num_tricks * (r.num_players + 3) + 2  # plies left at most, and the root
         self._stack, self._buf = _stack_state(self.game, self._depth + 1)
+        blank = self.game.empty_state(0)
+        self._layout = {f.name: (getattr(blank, f.name).dtype, getattr(blank, f.name).shape[1:])
+                        for f in dataclasses.fields(State)}
         self._table = None
         self._gen = 0
 
@@ -694,7 +748,7 @@ class Solver:
     # ------------------------------------------------------------------------------------------
     def _check(self, state: State) -> None:
         r = self.rules
-        problem = _state_misfit(r, state, writeable=False)
+        problem = None if self._fits(state) else _state_misfit(r, state, writeable=False)
         if problem is None:
             error = _check_state(self.game._config, state.arrays(), _ALL)
             if error:
@@ -703,6 +757,19 @@ class Solver:
             problem = _lane_problem(r, state)
         if problem is not None:
             raise ValueError(f"state does not fit {self!r}: {problem}")
+
+    def _fits(self, state) -> bool:
+        """The quick form of the core's _state_misfit (which explains a misfit): a State whose
+        arrays have this game's dtypes and shapes, C-contiguous and aligned."""
+        if not isinstance(state, State) or not isinstance(state.current, np.ndarray) or state.current.ndim != 1:
+            return False
+        b = len(state.current)
+        for name, (dtype, shape) in self._layout.items():
+            a = getattr(state, name)
+            if not (isinstance(a, np.ndarray) and a.dtype == dtype and a.shape == (b, *shape)
+                    and a.flags.c_contiguous and a.flags.aligned):
+                return False
+        return True
 
     def _solve(self, state: State, want_actions: bool) -> np.ndarray:
         self._check(state)
@@ -783,12 +850,10 @@ def _lane_problem(r: Rules, s: State) -> str | None:
     """What the core's checks leave that the solver relies on: each card in one place at most,
     and points within the hand's (the keys hold them in 8 bits)."""
     places = np.concatenate([s.hands, s.played], axis=1)
-    for lane in range(s.batch_size):
-        seen = 0
-        for x in places[lane]:
-            if seen & int(x):
-                return f"game {lane}: a card is in two hands (or held and played)"
-            seen |= int(x)
+    union = np.bitwise_or.reduce(places, axis=1)
+    twice = np.bitwise_count(union) != np.bitwise_count(places).sum(axis=1)
+    if twice.any():
+        return f"game {np.argmax(twice)}: a card is in two hands (or held and played)"
     if (s.card_points < 0).any() or (s.card_points > 120).any():
         return "card_points out of 0..120"
     if (s.cante_points < 0).any() or (s.cante_points > 100).any():
