@@ -812,7 +812,10 @@ class Solver:
         """The transposition table (allocated at first use) and the search's registers."""
         if self._table is None:
             e = self.table_entries
-            self._table = (np.zeros((e, 5), np.uint64), np.zeros((e, 2), np.float64), np.zeros(e, np.uint64))
+            # Written once through (np.zeros would leave the pages to be faulted in during searches).
+            self._table = (np.empty((e, 5), np.uint64), np.empty((e, 2), np.float64), np.empty(e, np.uint64))
+            for a in self._table:
+                a.fill(0)
             self._gen = max(self._gen, 1)
         depth = self._depth + 1
         registers = (
