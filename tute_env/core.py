@@ -21,8 +21,9 @@ Design:
   (``State.legal``), recomputed after each step: the mask is one unpacking and validating an
   action is one bit test.
 * The rules are written once, for one game (one lane), as functions compiled with numba
-  (inside ``_rules_kernel``); :meth:`Game.step` and :meth:`Game.legal_sets` run them over the
-  lanes of a batch in one compiled loop. A compiled loop costs the same per game at B = 1 and B = 16384, where a
+  (:func:`legal_set`, :func:`step_lane` and their helpers, taking ``(cfg, st, lane)``);
+  :meth:`Game.step` and :meth:`Game.legal_sets` run them over the lanes of a batch in one
+  compiled loop (``_rules_kernel``), and :mod:`tute_env.solver` over its search stack. A compiled loop costs the same per game at B = 1 and B = 16384, where a
   numpy formulation pays ~150 array calls per step whatever B is.
 * :meth:`Game.step` mutates the state in place (copying every field of thousands of games on
   every decision would cost more than the rules themselves); ``state.copy()`` gives a snapshot.
@@ -512,12 +513,262 @@ def _rules_config(r: Rules) -> np.ndarray:
     )
 
 
-# One compiled function holds the rules, as closures over the state's arrays: numba inlines
-# closures without re-binding the arrays, where helper functions taking the arrays would
-# reference-count all 32 of them (atomic operations) at every branch, ~0.5 us per game.
-# _nrt=False: compiled without numba's reference counting altogether, which the kernel does not
-# need (it allocates nothing: the legal sets go to ``out``, given; the state's arrays are held
-# by the caller throughout the call); unpacking the 32 arrays cost ~0.3 us a call at B = 1.
+# The rules of one game (lane ``b`` of a State's arrays ``st``, State.arrays(); ``cfg`` the
+# Rules as integers, Game._config), one function each. _rules_kernel runs them over a batch and
+# tute_env.solver over its search stack: the one implementation of the rules (docs/rules.md).
+# Compiled without numba's reference counting (_nrt=False): they allocate nothing, and the
+# caller holds the arrays throughout; inlined into their callers (inline="always", as closures
+# were: a call passing the 32 arrays of ``st`` by value costs more than most of these bodies).
+_lane_rule = numba.njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+
+
+@_lane_rule
+def side_of(cfg, seat):
+    """The scoring side of ``seat``: ``seat % 2`` with partnerships, else the seat (R2)."""
+    return seat % 2 if cfg[_PARTNERSHIPS] != 0 else seat
+
+
+@_lane_rule
+def follow_chain(cfg, st, b, seat):
+    """The follow duty (R5, R6) of ``seat`` as a priority chain of four card sets: the legal
+    cards are the hand's cards in the first set the hand meets (else any card)."""
+    trump = st.trump[b]
+    led_suit = CARD_SUIT[st.trick[b, st.trick_leader[b]]]
+    led_set = SUIT_SET[led_suit]
+    trump_set = SUIT_SET[trump]
+    beats = beating_set(st.best_card[b], trump)
+    beat_led = beats & led_set  # R5 1: beat within the suit led (empty once trumped)
+    beat_trump = beats & trump_set  # R5 2: trump, or overtrump
+    under = trump_set if cfg[_UNDERTRUMP] != 0 else _ZERO
+    if cfg[_PARTNERSHIPS] != 0 and cfg[_MUST_BEAT_PARTNER] == 0 and st.best_seat[b] == (seat + 2) % 4:
+        # Manita: while the partner holds the trick, only follow suit (R5).
+        beat_led = beat_trump = under = _ZERO
+    stock_duty = cfg[_STOCK_DUTY]  # 0 strict, 1 free, 2 trump_led
+    if cfg[_HAS_STOCK] != 0 and stock_duty != 0 and st.to_draw[b] > 0:
+        # R6: while cards remain to draw, a looser duty: none ("free"), or answer a trump
+        # lead with a trump ("trump_led").
+        beat_led = beat_trump = under = _ZERO
+        if stock_duty == 1 or led_suit != trump:
+            led_set = _ZERO
+    return (beat_led, led_set, beat_trump, under)
+
+
+@_lane_rule
+def declarations(cfg, st, b, seat):
+    """Legal declarations (cantes, Tute) of ``seat`` as action bits, given that the seat
+    may declare now (R8, R8b)."""
+    hand = st.hands[b, seat]
+    t = st.trump[b]
+    twenty = st.sang_twenty[b, seat]
+    can_forty = (hand & PAIR_SET[t]) == PAIR_SET[t] and st.sung_by[b, t] < 0 and not twenty
+    bits = _ZERO
+    for suit in range(4):
+        ok = (hand & PAIR_SET[suit]) == PAIR_SET[suit] and st.sung_by[b, suit] < 0
+        if cfg[_FORTY_FIRST] != 0:  # the 40 first, and no 40 after one's own 20
+            ok = ok and (not twenty if suit == t else not can_forty)
+        if ok:
+            bits |= _ACTION_BIT[SING_BASE + suit]
+    if cfg[_TUTE_RULE] != 0 and ((hand & KINGS) == KINGS or (hand & KNIGHTS) == KNIGHTS):
+        bits |= _ACTION_BIT[TUTE]
+    return bits
+
+
+@_lane_rule
+def legal_set(cfg, st, b):
+    """The legal actions of lane ``b``'s seat to act as a 47-bit set."""
+    if st.done[b]:
+        return _ZERO
+    seat = st.current[b]
+    hand = st.hands[b, seat]
+    kind = st.decision[b]
+    out = _ZERO
+    if kind == LEAD:
+        out = hand
+    elif kind == FOLLOW:
+        out = hand
+        for candidates in follow_chain(cfg, st, b, seat):
+            if hand & candidates:
+                out = hand & candidates
+                break
+    # Declarations: the partner's declaration turn, or the winner's lead turn after a trick.
+    if kind == DECLARE or (kind == LEAD and st.tricks_played[b] > 0 and not st.declared[b, seat]):
+        out |= declarations(cfg, st, b, seat)
+    if kind == DECLARE:
+        out |= _ACTION_BIT[PASS]
+    exchange_rule = cfg[_EXCHANGE]  # 0 off, 1 seven_on_lead, 2 after_win
+    if exchange_rule != 0 and kind == LEAD and not st.exchanged[b] and st.to_draw[b] > 0:
+        # R7: holding the card that takes the turned one; after_win, only after a trick won.
+        give = exchange_gives(exchange_rule, st.trump[b], st.turned_card[b])
+        if give >= 0 and (hand & BIT[give]) != _ZERO and (exchange_rule == 1 or st.tricks_played[b] > 0):
+            out |= _ACTION_BIT[EXCHANGE]
+    return out
+
+
+@_lane_rule
+def _finish(st, b):
+    st.done[b] = True
+    st.current[b] = -1
+    st.decision[b] = -1
+
+
+@_lane_rule
+def _draw(cfg, st, b, first):
+    """R4: every player draws one card, the trick winner first, then in seat order; with
+    two players the turned card is the last card drawn."""
+    n, stock_size = cfg[_N], cfg[_STOCK_SIZE]
+    for k in range(n):
+        drawer = (first + k) % n
+        if st.stock_next[b] < stock_size:
+            card = st.stock[b, st.stock_next[b]]
+            st.stock_next[b] += 1
+        else:  # two players: the face-down stock is empty, the turned card is drawn
+            card = st.turned_card[b]
+            st.known[b, drawer] |= BIT[card]
+            st.turned_card[b] = -1
+        st.hands[b, drawer] |= BIT[card]
+    st.to_draw[b] -= n
+    # A draw brings an unknown card: earlier inferences about hands no longer hold.
+    st.cannot_hold[b, :] = _ZERO
+
+
+@_lane_rule
+def _end_hand(cfg, st, b):
+    """R9: last trick +10, highest total wins, a tie to the side that won a trick last."""
+    card_points, last_won = st.card_points, st.last_won
+    st.last_trick_bonus[b, side_of(cfg, st.last_winner[b])] = LAST_TRICK_BONUS
+    best_side, best_key, best_total = 0, -(1 << 30), 0
+    for sd in range(card_points.shape[1]):
+        total = np.int64(card_points[b, sd]) + st.last_trick_bonus[b, sd] + st.cante_points[b, sd]
+        key = total * 64 + last_won[b, sd] + 1
+        if key > best_key:
+            best_side, best_key, best_total = sd, key, total
+    st.winner[b] = best_side
+    st.games[b] = 2 if best_total > 100 and cfg[_DOUBLE_OVER_100] != 0 else 1
+    _finish(st, b)
+
+
+@_lane_rule
+def _end_trick(cfg, st, b):
+    n = cfg[_N]
+    taker = st.best_seat[b]
+    points = 0
+    for seat in range(n):
+        points += CARD_POINTS[st.trick[b, seat]]
+    st.card_points[b, side_of(cfg, taker)] += points
+    st.last_won[b, side_of(cfg, taker)] = st.tricks_played[b]
+    st.tricks_played[b] += 1
+    st.last_winner[b] = taker
+    st.trick[b, :] = -1
+    st.declared[b, :] = False
+    st.trick_size[b] = 0
+    st.best_card[b] = -1
+    st.best_seat[b] = -1
+    st.trick_leader[b] = taker
+    if cfg[_HAS_STOCK] != 0 and st.to_draw[b] > 0:
+        _draw(cfg, st, b, taker)
+    if st.tricks_played[b] == cfg[_NUM_TRICKS]:
+        _end_hand(cfg, st, b)
+        return
+    st.current[b] = taker
+    st.decision[b] = LEAD
+    if cfg[_PARTNERSHIPS] != 0 and cfg[_SINGERS_SIDE] != 0:
+        # R8: the winner's partner, holding a legal declaration, declares first.
+        partner = (taker + 2) % 4
+        if declarations(cfg, st, b, partner) != _ZERO:
+            st.current[b] = partner
+            st.decision[b] = DECLARE
+
+
+@_lane_rule
+def _play(cfg, st, b, card):
+    seat = st.current[b]
+    bit = BIT[card]
+    if st.decision[b] == FOLLOW:
+        # What the play reveals: nothing of the duty's sets before the one it came from.
+        excluded = _ZERO
+        for candidates in follow_chain(cfg, st, b, seat):
+            if candidates & bit:
+                break
+            excluded |= candidates
+        st.cannot_hold[b, seat] |= excluded
+    st.hands[b, seat] &= ~bit
+    st.played[b, seat] |= bit
+    st.known[b, seat] &= ~bit
+    st.trick[b, seat] = card
+    if cfg[_PARTNERSHIPS] != 0 and st.turned_card[b] == card:
+        st.turned_card[b] = -1
+    leads = st.trick_size[b] == 0
+    if leads or (beating_set(st.best_card[b], st.trump[b]) & bit) != _ZERO:
+        st.best_card[b] = card
+        st.best_seat[b] = seat
+    if leads:
+        st.trick_leader[b] = seat
+    st.trick_size[b] += 1
+    st.current[b] = (seat + 1) % cfg[_N]
+    st.decision[b] = FOLLOW
+    if st.trick_size[b] == cfg[_N]:
+        _end_trick(cfg, st, b)
+
+
+@_lane_rule
+def _sing(cfg, st, b, suit):
+    seat = st.current[b]
+    forty = suit == st.trump[b]
+    st.sung_by[b, suit] = seat
+    st.cante_points[b, side_of(cfg, seat)] += 40 if forty else 20
+    if not forty:
+        st.sang_twenty[b, seat] = True
+    st.known[b, seat] |= PAIR_SET[suit]
+    st.declared[b, seat] = True
+
+
+@_lane_rule
+def _declare_tute(cfg, st, b):
+    """R8b: the hand ends at once for the declarer's side; no last-trick bonus."""
+    seat = st.current[b]
+    st.declared[b, seat] = True
+    st.tute_declarer[b] = seat
+    st.winner[b] = side_of(cfg, seat)
+    st.games[b] = 2 if cfg[_TUTE_RULE] == 1 else 1
+    _finish(st, b)
+
+
+@_lane_rule
+def _exchange(cfg, st, b):
+    """R7: the 7 (or, after_win with a low turned card, the 2) of trumps takes the turned
+    card."""
+    seat = st.current[b]
+    turned = st.turned_card[b]
+    give = exchange_gives(cfg[_EXCHANGE], st.trump[b], turned)
+    st.hands[b, seat] = (st.hands[b, seat] & ~BIT[give]) | BIT[turned]
+    st.known[b, seat] |= BIT[turned]
+    st.cannot_hold[b, seat] &= ~BIT[turned]
+    st.turned_card[b] = give
+    st.exchanged[b] = True
+
+
+@_lane_rule
+def step_lane(cfg, st, b, action):
+    """Apply ``action`` (legal: the caller checks) for lane ``b``'s seat to act, in place;
+    ``st.legal[b]`` is left for the caller to recompute (:func:`legal_set`)."""
+    declaration_turn = st.decision[b] == DECLARE
+    if action < NUM_CARDS:
+        _play(cfg, st, b, action)
+    elif action < TUTE:
+        _sing(cfg, st, b, action - SING_BASE)
+    elif action == TUTE:
+        _declare_tute(cfg, st, b)
+    elif action == EXCHANGE:
+        _exchange(cfg, st, b)
+    if declaration_turn and not st.done[b]:
+        # A declaration turn (R8) ends with one declaration or a pass; the winner leads.
+        st.current[b] = st.last_winner[b]
+        st.decision[b] = LEAD
+
+
+# _nrt=False: compiled without numba's reference counting, which the kernel does not need (it
+# allocates nothing: the legal sets go to ``out``, given; the state's arrays are held by the
+# caller throughout the call); unpacking the 32 arrays cost ~0.3 us a call at B = 1.
 @numba.njit(cache=True, error_model="numpy", _nrt=False)
 def _rules_kernel(cfg, st, actions, active, mode, out):
     """First checks that the state fits the game (:func:`_check_state`), then by ``mode``:
@@ -530,232 +781,7 @@ def _rules_kernel(cfg, st, actions, active, mode, out):
     error = _check_state(cfg, st, _SHAPES if mode == _CHECK_SHAPES else _RULES)
     if error != 0 or mode == _CHECK_SHAPES:
         return error, -1
-    (hands, played, known, cannot_hold, trick, trick_leader, trick_size, best_card, best_seat,
-     current, decision, dealer, trump, turned_card, stock, stock_next, to_draw, tricks_played,
-     last_winner, last_won, card_points, last_trick_bonus, cante_points, sung_by, sang_twenty,
-     declared, exchanged, tute_declarer, done, winner, games, legal) = st
-    n = cfg[_N]
-    partnerships = cfg[_PARTNERSHIPS] != 0
-    has_stock = cfg[_HAS_STOCK] != 0
-    stock_duty = cfg[_STOCK_DUTY]  # 0 strict, 1 free, 2 trump_led
-    exchange_rule = cfg[_EXCHANGE]  # 0 off, 1 seven_on_lead, 2 after_win
-    tute_rule = cfg[_TUTE_RULE]  # 0 off, 1 two_games, 2 wins_hand
-    undertrump = cfg[_UNDERTRUMP] != 0
-    must_beat_partner = cfg[_MUST_BEAT_PARTNER] != 0
-    forty_first = cfg[_FORTY_FIRST] != 0
-    side_sings = cfg[_SINGERS_SIDE] != 0
-    double_over_100 = cfg[_DOUBLE_OVER_100] != 0
-    stock_size, num_tricks = cfg[_STOCK_SIZE], cfg[_NUM_TRICKS]
-
-    def side(seat):
-        return seat % 2 if partnerships else seat
-
-    def follow_chain(b, seat):
-        """The follow duty (R5, R6) of ``seat`` as a priority chain of four card sets: the
-        legal cards are the hand's cards in the first set the hand meets (else any card)."""
-        led_suit = CARD_SUIT[trick[b, trick_leader[b]]]
-        led_set = SUIT_SET[led_suit]
-        trump_set = SUIT_SET[trump[b]]
-        beats = beating_set(best_card[b], trump[b])
-        beat_led = beats & led_set  # R5 1: beat within the suit led (empty once trumped)
-        beat_trump = beats & trump_set  # R5 2: trump, or overtrump
-        under = trump_set if undertrump else _ZERO
-        if partnerships and not must_beat_partner and best_seat[b] == (seat + 2) % 4:
-            # Manita: while the partner holds the trick, only follow suit (R5).
-            beat_led = beat_trump = under = _ZERO
-        if has_stock and stock_duty != 0 and to_draw[b] > 0:
-            # R6: while cards remain to draw, a looser duty: none ("free"), or answer a trump
-            # lead with a trump ("trump_led").
-            beat_led = beat_trump = under = _ZERO
-            if stock_duty == 1 or led_suit != trump[b]:
-                led_set = _ZERO
-        return (beat_led, led_set, beat_trump, under)
-
-    def declarations(b, seat):
-        """Legal declarations (cantes, Tute) of ``seat`` as action bits, given that the seat
-        may declare now (R8, R8b)."""
-        hand = hands[b, seat]
-        t = trump[b]
-        twenty = sang_twenty[b, seat]
-        can_forty = (hand & PAIR_SET[t]) == PAIR_SET[t] and sung_by[b, t] < 0 and not twenty
-        bits = _ZERO
-        for suit in range(4):
-            ok = (hand & PAIR_SET[suit]) == PAIR_SET[suit] and sung_by[b, suit] < 0
-            if forty_first:  # the 40 first, and no 40 after one's own 20
-                ok = ok and (not twenty if suit == t else not can_forty)
-            if ok:
-                bits |= _ACTION_BIT[SING_BASE + suit]
-        if tute_rule != 0 and ((hand & KINGS) == KINGS or (hand & KNIGHTS) == KNIGHTS):
-            bits |= _ACTION_BIT[TUTE]
-        return bits
-
-    def legal_set(b):
-        """The legal actions of lane ``b``'s seat to act as a 47-bit set."""
-        if done[b]:
-            return _ZERO
-        seat = current[b]
-        hand = hands[b, seat]
-        kind = decision[b]
-        out = _ZERO
-        if kind == LEAD:
-            out = hand
-        elif kind == FOLLOW:
-            out = hand
-            for candidates in follow_chain(b, seat):
-                if hand & candidates:
-                    out = hand & candidates
-                    break
-        # Declarations: the partner's declaration turn, or the winner's lead turn after a trick.
-        if kind == DECLARE or (kind == LEAD and tricks_played[b] > 0 and not declared[b, seat]):
-            out |= declarations(b, seat)
-        if kind == DECLARE:
-            out |= _ACTION_BIT[PASS]
-        if exchange_rule != 0 and kind == LEAD and not exchanged[b] and to_draw[b] > 0:
-            # R7: holding the card that takes the turned one; after_win, only after a trick won.
-            give = exchange_gives(exchange_rule, trump[b], turned_card[b])
-            if give >= 0 and (hand & BIT[give]) != _ZERO and (exchange_rule == 1 or tricks_played[b] > 0):
-                out |= _ACTION_BIT[EXCHANGE]
-        return out
-
-    def finish(b):
-        done[b] = True
-        current[b] = -1
-        decision[b] = -1
-
-    def draw(b, first):
-        """R4: every player draws one card, the trick winner first, then in seat order; with
-        two players the turned card is the last card drawn."""
-        for k in range(n):
-            drawer = (first + k) % n
-            if stock_next[b] < stock_size:
-                card = stock[b, stock_next[b]]
-                stock_next[b] += 1
-            else:  # two players: the face-down stock is empty, the turned card is drawn
-                card = turned_card[b]
-                known[b, drawer] |= BIT[card]
-                turned_card[b] = -1
-            hands[b, drawer] |= BIT[card]
-        to_draw[b] -= n
-        # A draw brings an unknown card: earlier inferences about hands no longer hold.
-        cannot_hold[b, :] = _ZERO
-
-    def end_hand(b):
-        """R9: last trick +10, highest total wins, a tie to the side that won a trick last."""
-        last_trick_bonus[b, side(last_winner[b])] = LAST_TRICK_BONUS
-        best_side, best_key, best_total = 0, -(1 << 30), 0
-        for sd in range(card_points.shape[1]):
-            total = np.int64(card_points[b, sd]) + last_trick_bonus[b, sd] + cante_points[b, sd]
-            key = total * 64 + last_won[b, sd] + 1
-            if key > best_key:
-                best_side, best_key, best_total = sd, key, total
-        winner[b] = best_side
-        games[b] = 2 if best_total > 100 and double_over_100 else 1
-        finish(b)
-
-    def end_trick(b):
-        taker = best_seat[b]
-        points = 0
-        for seat in range(n):
-            points += CARD_POINTS[trick[b, seat]]
-        card_points[b, side(taker)] += points
-        last_won[b, side(taker)] = tricks_played[b]
-        tricks_played[b] += 1
-        last_winner[b] = taker
-        trick[b, :] = -1
-        declared[b, :] = False
-        trick_size[b] = 0
-        best_card[b] = -1
-        best_seat[b] = -1
-        trick_leader[b] = taker
-        if has_stock and to_draw[b] > 0:
-            draw(b, taker)
-        if tricks_played[b] == num_tricks:
-            end_hand(b)
-            return
-        current[b] = taker
-        decision[b] = LEAD
-        if partnerships and side_sings:
-            # R8: the winner's partner, holding a legal declaration, declares first.
-            partner = (taker + 2) % 4
-            if declarations(b, partner) != _ZERO:
-                current[b] = partner
-                decision[b] = DECLARE
-
-    def play(b, card):
-        seat = current[b]
-        bit = BIT[card]
-        if decision[b] == FOLLOW:
-            # What the play reveals: nothing of the duty's sets before the one it came from.
-            excluded = _ZERO
-            for candidates in follow_chain(b, seat):
-                if candidates & bit:
-                    break
-                excluded |= candidates
-            cannot_hold[b, seat] |= excluded
-        hands[b, seat] &= ~bit
-        played[b, seat] |= bit
-        known[b, seat] &= ~bit
-        trick[b, seat] = card
-        if partnerships and turned_card[b] == card:
-            turned_card[b] = -1
-        leads = trick_size[b] == 0
-        if leads or (beating_set(best_card[b], trump[b]) & bit) != _ZERO:
-            best_card[b] = card
-            best_seat[b] = seat
-        if leads:
-            trick_leader[b] = seat
-        trick_size[b] += 1
-        current[b] = (seat + 1) % n
-        decision[b] = FOLLOW
-        if trick_size[b] == n:
-            end_trick(b)
-
-    def sing(b, suit):
-        seat = current[b]
-        forty = suit == trump[b]
-        sung_by[b, suit] = seat
-        cante_points[b, side(seat)] += 40 if forty else 20
-        if not forty:
-            sang_twenty[b, seat] = True
-        known[b, seat] |= PAIR_SET[suit]
-        declared[b, seat] = True
-
-    def declare_tute(b):
-        """R8b: the hand ends at once for the declarer's side; no last-trick bonus."""
-        seat = current[b]
-        declared[b, seat] = True
-        tute_declarer[b] = seat
-        winner[b] = side(seat)
-        games[b] = 2 if tute_rule == 1 else 1
-        finish(b)
-
-    def exchange(b):
-        """R7: the 7 (or, after_win with a low turned card, the 2) of trumps takes the turned
-        card."""
-        seat = current[b]
-        turned = turned_card[b]
-        give = exchange_gives(exchange_rule, trump[b], turned)
-        hands[b, seat] = (hands[b, seat] & ~BIT[give]) | BIT[turned]
-        known[b, seat] |= BIT[turned]
-        cannot_hold[b, seat] &= ~BIT[turned]
-        turned_card[b] = give
-        exchanged[b] = True
-
-    def step_lane(b, action):
-        declaration_turn = decision[b] == DECLARE
-        if action < NUM_CARDS:
-            play(b, action)
-        elif action < TUTE:
-            sing(b, action - SING_BASE)
-        elif action == TUTE:
-            declare_tute(b)
-        elif action == EXCHANGE:
-            exchange(b)
-        if declaration_turn and not done[b]:
-            # A declaration turn (R8) ends with one declaration or a pass; the winner leads.
-            current[b] = last_winner[b]
-            decision[b] = LEAD
-
+    current, done, legal = st.current, st.done, st.legal
     lanes = len(current)
     stepping = mode == _STEP
     if stepping:
@@ -777,8 +803,8 @@ def _rules_kernel(cfg, st, actions, active, mode, out):
         if stepping:
             if not active[b]:
                 continue
-            step_lane(b, actions[b])
-        out[b] = legal_set(b)
+            step_lane(cfg, st, b, actions[b])
+        out[b] = legal_set(cfg, st, b)
     return 0, 0
 
 
