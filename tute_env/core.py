@@ -72,6 +72,22 @@ from .cards import (
 from .deal import Deals, random_deals
 from .rules import Rules, make_rules
 
+# The compiled kernels' modes and error codes, in one place (the kernels are further down).
+# _rules_kernel's modes: what one call does.
+_LEGAL_SETS = 0  # write every lane's legal set, the state untouched
+_STEP = 1  # step the active lanes with their actions
+_CHECK_SHAPES = 2  # check the arrays' shapes only
+# _check_state's levels: how much of a state it checks.
+_SHAPES = 0  # the arrays' shapes and dtypes
+_RULES = 1  # and the values the rules read (of the card sets, only hands)
+_ALL = 2  # and every card set (played, known, cannot_hold): what the solver relies on
+# The kernels' error codes (0: none).
+_FINISHED = 1  # an action for a finished game
+_OUT_OF_RANGE = 2  # an action id outside 0..46, or an actions, active or out array of the wrong length
+_ILLEGAL = 3  # an action the rules do not allow there
+_BAD_SHAPE = 4  # an array of the wrong shape or dtype (_check_state)
+_BAD_VALUE = 5  # a value out of its range (_check_state)
+
 # R7 after_win: the 7 of trumps takes a turned A, 3 or court card; the 2 a turned 4..7.
 _SEVEN_TAKES_FACE = np.zeros(NUM_FACES, bool)
 _SEVEN_TAKES_FACE[[0, 2, 7, 8, 9]] = True
@@ -480,7 +496,6 @@ class Game:
 # ----------------------------------------------------------------------------------------------
 _ZERO = U64(0)
 _ACTION_BIT = np.array([1 << a for a in range(NUM_ACTIONS)], dtype=U64)
-_FINISHED, _OUT_OF_RANGE, _ILLEGAL = 1, 2, 3  # _rules_kernel's error codes
 _NO_ACTIONS, _NO_LANES = np.zeros(0, np.int64), np.zeros(0, bool)
 
 @numba.njit(cache=True, error_model="numpy")
@@ -821,9 +836,6 @@ def _rules_kernel(cfg, st, actions, active, mode, out):
 #   over the lanes that LLVM vectorises: ~0.1 us at B = 1, ~5 us at B = 4096, about as long as
 #   reading the state's arrays once); the error path finds which value in Python.
 # ----------------------------------------------------------------------------------------------
-_LEGAL_SETS, _STEP, _CHECK_SHAPES = 0, 1, 2  # _rules_kernel's modes
-_BAD_SHAPE, _BAD_VALUE = 4, 5  # more _rules_kernel error codes, from _check_state
-_SHAPES, _RULES, _ALL = 0, 1, 2  # _check_state's levels
 _NO_SETS = np.zeros(0, U64)
 _CARD_SET_OVERFLOW = ~U64((1 << NUM_CARDS) - 1)
 _ACTION_SET_OVERFLOW = ~U64((1 << NUM_ACTIONS) - 1)
