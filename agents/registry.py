@@ -20,6 +20,7 @@ _REGISTRY = {
     "pimc": "agents.pimc:PIMCAgent",
     "ppo": "agents.ppo:PPOAgent",
     "search": "agents.search:SearchAgent",
+    "dds": "agents.dds:DDSAgent",
 }
 
 
@@ -29,7 +30,8 @@ def agent_names() -> list[str]:
 
 def make_agent(spec: str, rules: Rules, seed: int = 0, device: str = "cpu") -> Agent:
     """An agent from its name: ``random``, ``greedy``, ``heuristic``, ``pimc`` or ``pimc:N``
-    (N samples), ``ppo`` (the shipped agent of this preset; ``ppo:sample`` sampling), ``search`` or
+    (N samples), ``dds`` or ``dds:N`` (PIMC over N exactly solved deals late in the hand),
+    ``ppo`` (the shipped agent of this preset; ``ppo:sample`` sampling), ``search`` or
     ``search:N`` (PIMC with the shipped network's playouts and critic, N samples; presets with a
     shipped network only), or a path to a checkpoint file.
     ``device``: where a trained agent's network runs (``auto``, ``cpu``, ``cuda``, ``cuda:N``)."""
