@@ -192,6 +192,146 @@ def test_a_bad_record_names_the_line_and_field(client):
 
 
 # ----------------------------------------------------------------------------------------------
+# Other sites, headers, bad bodies
+# ----------------------------------------------------------------------------------------------
+NEW_BODY = json.dumps({"preset": "two_player", "level": "easy", "seed": 1})
+
+
+def test_other_sites_cannot_change_anything(client):
+    games = client.app.state.games
+    before = len(games._games)
+    for headers in ({"Origin": "http://evil.example", "Content-Type": "text/plain"},
+                    {"Origin": "null"},
+                    {"Origin": "http://127.0.0.1.evil.example"},
+                    {"Sec-Fetch-Site": "cross-site"},
+                    {"Sec-Fetch-Site": "same-site"}):
+        r = client.post("/api/new", content=NEW_BODY, headers=headers)
+        assert r.status_code == 403 and "cross-site request refused" in r.json()["error"], headers
+    assert len(games._games) == before  # no game created
+    view = new_game(client)
+    r = client.post(f"/api/games/{view['id']}/act", json={"action": view["legal"][0]["action"]},
+                    headers={"Origin": "http://evil.example"})
+    assert r.status_code == 403
+    assert client.post("/api/replay", content=b"x", headers={"Origin": "https://evil.example"}).status_code == 403
+    # the page's own requests: Origin is this server's
+    for headers in ({"Origin": "http://127.0.0.1", "Sec-Fetch-Site": "same-origin"}, {}):
+        assert client.post("/api/new", content=NEW_BODY, headers=headers).status_code == 200
+    # reads go on, but grant no other site access to the answer
+    r = client.get("/api/options", headers={"Origin": "http://evil.example"})
+    assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
+
+
+def test_a_flood_of_new_games_drops_the_least_recently_used():
+    from tute_play.web.session import Games
+
+    games = Games(limit=3)
+    mine = games.new(preset="two_player", level="easy", seed=1)
+    others = [games.new(preset="two_player", level="easy", seed=2)]
+    for seed in range(3, 8):
+        games.get(mine.id)  # the person keeps playing
+        others.append(games.new(preset="two_player", level="easy", seed=seed))
+    assert games.get(mine.id) is mine and len(games._games) == 3
+    with pytest.raises(Exception, match="unknown game id"):
+        games.get(others[0].id)
+
+
+@pytest.mark.parametrize("path", ["/", "/static/app.js", "/static/style.css", "/api/options", "/api/nothing",
+                                  "/static/absent.js", "/api/games/AAAAAAAAAAAAAAAA"])
+def test_every_response_has_the_security_headers(client, path):
+    r = client.get(path)
+    csp = r.headers["content-security-policy"]
+    assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp
+    assert r.headers["x-frame-options"] == "DENY" and r.headers["x-content-type-options"] == "nosniff"
+
+
+def test_refusals_by_the_middleware_have_the_headers_too(client):
+    for r in (client.get("/", headers={"host": "evil.example"}),
+              client.post("/api/new", content=NEW_BODY, headers={"Origin": "http://evil.example"})):
+        assert r.status_code in (400, 403)
+        assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
+        assert r.headers["x-frame-options"] == "DENY" and r.headers["x-content-type-options"] == "nosniff"
+
+
+@pytest.mark.parametrize("body, words", [
+    ('{"preset": "two_player", "level": "easy", "seed": ' + "9" * 5000 + "}", "4300 digits"),
+    ('{"preset": "two_player", "level": "easy", "seed": ' + "9" * 4000 + "}", "an integer of 4000 digits"),
+    ("[" * 100_000, "nested too deeply"),
+    ('{"a": ' * 50_000 + "1" + "}" * 50_000, "nested too deeply"),
+    ('{"preset": "two_player", "level": "' + "x" * 100_000 + '"}', "bad level"),
+    ('{"preset": "two_player", "level": 1e999999}', "bad level"),
+    ('{"' + "k" * 10_000 + '": 1}', "unknown field"),
+    ('{"preset": "two_player", "level": "easy"', "not valid JSON"),
+])
+def test_bad_bodies_are_a_short_4xx(client, body, words):
+    r = client.post("/api/new", content=body.encode())
+    assert r.status_code == 400, r.text[:300]
+    error = r.json()["error"]
+    assert words in error and len(error) < 300 and "Traceback" not in error
+
+
+def test_bad_replays_are_a_short_4xx(client):
+    r = client.post("/api/replay", content=("[" * 100_000).encode())
+    assert r.status_code == 422 and "nested too deeply" in r.json()["error"]
+    r = client.post("/api/replay", content=('{"format": ' + "9" * 5000 + "}").encode())
+    assert r.status_code == 422 and len(r.json()["error"]) < 400
+
+
+def _asgi(app, method, path, chunks, headers=(), hang=False):
+    """Call the app directly: the body arrives in ``chunks`` (then, with ``hang``, nothing more
+    ever comes, as from a client that sent less than its Content-Length). Returns the status,
+    the JSON answer and how many chunks the app read."""
+    import asyncio
+
+    read = 0
+
+    async def receive():
+        nonlocal read
+        if read < len(chunks):
+            read += 1
+            return {"type": "http.request", "body": chunks[read - 1], "more_body": hang or read < len(chunks)}
+        if hang:
+            await asyncio.sleep(3600)
+        return {"type": "http.disconnect"}
+
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "headers": [(b"host", b"127.0.0.1"), *headers], "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+    asyncio.run(asyncio.wait_for(app(scope, receive, send), 30))
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], json.loads(body), read
+
+
+def test_a_truncated_body_times_out_with_408():
+    from tute_play.web.server import create_app
+
+    app = create_app()
+    app.state.body_timeout = 0.3
+    t0 = time.monotonic()
+    status, answer, _ = _asgi(app, "POST", "/api/new", [b'{"preset": '], headers=[(b"content-length", b"100")],
+                              hang=True)
+    assert status == 408 and "stopped arriving" in answer["error"]
+    assert time.monotonic() - t0 < 10
+
+
+def test_a_replay_upload_stops_reading_at_its_hand_limit():
+    from tute_play.web.server import create_app
+    from tute_play.web.session import MAX_REPLAY_HANDS
+
+    app = create_app()
+    line = b'{"format": "tute-record/1"}\n'
+    chunks = [line * 10] * 100  # 1000 lines, in 100 chunks
+    status, answer, read = _asgi(app, "POST", "/api/replay", chunks)
+    assert status == 413 and f"at most {MAX_REPLAY_HANDS}" in answer["error"]
+    assert read == MAX_REPLAY_HANDS // 10 + 1  # stopped at the first chunk past the limit
+
+
+# ----------------------------------------------------------------------------------------------
 # The command line
 # ----------------------------------------------------------------------------------------------
 def _run(code: str, *args, timeout=120):

@@ -200,9 +200,15 @@ def legal_view(rules: Rules, game: Game, state: State) -> list[dict]:
 # ----------------------------------------------------------------------------------------------
 # A game against the bots
 # ----------------------------------------------------------------------------------------------
+def short(value, limit: int = 40) -> str:
+    """``repr(value)``, cut to ``limit`` characters: what an error message quotes of the input."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**limit else f"<an integer of {len(str(abs(value)))} digits>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _check_choice(name: str, value, choices) -> str:
     if not isinstance(value, str) or value not in choices:
-        raise BadRequest(f"bad {name} {value!r}: expected one of {sorted(choices)}")
+        raise BadRequest(f"bad {name} {short(value)}: expected one of {sorted(choices)}")
     return value
 
 
@@ -215,13 +221,13 @@ class WebGame:
         self.level = _check_choice("level", level, LEVELS)
         rules = self.rules = PRESETS[preset]
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rules.num_players:
-            raise BadRequest(f"bad seat {seat!r}: expected an integer 0..{rules.num_players - 1}")
+            raise BadRequest(f"bad seat {short(seat)}: expected an integer 0..{rules.num_players - 1}")
         if not isinstance(match, bool):
-            raise BadRequest(f"bad match {match!r}: expected true or false")
+            raise BadRequest(f"bad match {short(match)}: expected true or false")
         if seed is None:
             seed = secrets.randbits(31)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
-            raise BadRequest(f"bad seed {seed!r}: expected an integer 0..2**31-1")
+            raise BadRequest(f"bad seed {short(seed)}: expected an integer 0..2**31-1")
         if level in NETWORK_LEVELS and preset not in shipped_presets():
             raise BadRequest(f"level {level}: no shipped agent plays {preset} (shipped: {', '.join(shipped_presets())})")
         self.id = secrets.token_urlsafe(12)
@@ -279,11 +285,12 @@ class WebGame:
         if self.state.done[0]:
             raise BadRequest("the hand is over: start the next hand", 409)
         if not isinstance(action, str):
-            raise BadRequest(f"bad action {action!r}: expected an action string such as 'Ao', 'sing-c', 'pass'")
+            raise BadRequest(f"bad action {short(action)}: expected an action string such as 'Ao', 'sing-c', 'pass'")
         try:
-            a = action_id(action)
-        except ValueError as err:
-            raise BadRequest(str(err)) from None
+            a = action_id(action[:20])
+        except ValueError:
+            raise BadRequest(f"bad action string {short(action)}: expected a card such as 'Ao', 'sing-c', "
+                             "'tute', 'exchange' or 'pass'") from None
         if not int(self.state.legal[0]) >> a & 1:
             legal = " ".join(x["action"] for x in legal_view(self.rules, self.game, self.state))
             raise BadRequest(f"{action} is not legal now; legal: {legal}", 422)
@@ -333,9 +340,10 @@ class WebGame:
         """The finished hands of this game as JSON Lines."""
         import json
 
-        if not self.records:
+        records = list(self.records)  # a copy: a bot may be finishing a hand in another thread
+        if not records:
             raise BadRequest("no hand finished yet: a record is written when a hand ends", 409)
-        return "".join(json.dumps(rec) + "\n" for rec in self.records)
+        return "".join(json.dumps(rec) + "\n" for rec in records)
 
 
 class Games:
@@ -355,8 +363,11 @@ class Games:
         return game
 
     def get(self, game_id: str) -> WebGame:
+        """The game (404 if unknown); it becomes the most recently used (the last dropped)."""
         with self._lock:
             game = self._games.get(game_id)
+            if game is not None:
+                self._games[game_id] = self._games.pop(game_id)
         if game is None:
             raise BadRequest("unknown game id (games are kept in memory: start a new game)", 404)
         return game
@@ -390,13 +401,19 @@ MAX_REPLAY_HANDS = 200
 
 
 def replay_of_text(text: str) -> dict:
-    """Every hand of a record file's text, ready to step through; ``BadRequest`` on bad input."""
+    """Every hand of a record file's text, ready to step through; ``BadRequest`` on bad input.
+    The hand limit is checked before any line is parsed."""
+    count = sum(1 for line in text.splitlines() if line.strip())
+    if count > MAX_REPLAY_HANDS:
+        raise BadRequest(f"{count} hands: at most {MAX_REPLAY_HANDS} per replay", 413)
     try:
         records = [r.to_dict() for r in parse_records(text.splitlines())]
         if not records:
             raise ValueError("no records: expected one JSON object per line (tute-record/1)")
     except ValueError as err:
-        raise BadRequest(f"not a valid record file: {err}", 422) from None
+        raise BadRequest(f"not a valid record file: {str(err)[:300]}", 422) from None
+    except RecursionError:
+        raise BadRequest("not a valid record file: a line is nested too deeply", 422) from None
     if len(records) > MAX_REPLAY_HANDS:
         raise BadRequest(f"{len(records)} hands: at most {MAX_REPLAY_HANDS} per replay", 413)
     return {"hands": [replay_view(rec) for rec in records]}
