@@ -332,6 +332,118 @@ def test_a_replay_upload_stops_reading_at_its_hand_limit():
 
 
 # ----------------------------------------------------------------------------------------------
+# The event loop never waits on a bot; memory is bounded
+# ----------------------------------------------------------------------------------------------
+class _Served:
+    """The app served by uvicorn on a free loopback port, in a thread of this process."""
+
+    def __init__(self, app):
+        import threading
+
+        import uvicorn
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(20)
+        self.sock.close()
+
+    def request(self, method, path, body=None):
+        """(status, seconds, parsed answer) of one request on a new connection."""
+        import http.client
+
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        t0 = time.monotonic()
+        conn.request(method, path, body=None if body is None else json.dumps(body),
+                     headers={"Content-Type": "application/json"})
+        r = conn.getresponse()
+        data = r.read()
+        took = time.monotonic() - t0
+        conn.close()
+        ctype = r.getheader("content-type", "")
+        return r.status, took, json.loads(data) if ctype.startswith("application/json") else data.decode()
+
+
+@pytest.mark.slow
+def test_requests_answer_promptly_while_a_bot_thinks():
+    import threading
+
+    from tute_play.web.server import create_app
+
+    app = create_app()
+    with _Served(app) as srv:
+        status, _, view = srv.request("POST", "/api/new", {"preset": "two_player", "level": "expert", "seed": 3})
+        assert status == 200, view
+        gid = view["id"]
+        while not view["done"]:  # a whole hand against the expert bot, so that a record exists
+            status, _, view = srv.request("POST", f"/api/games/{gid}/act", {"action": view["legal"][0]["action"]})
+            assert status == 200, view
+        status, _, view = srv.request("POST", f"/api/games/{gid}/next", {})
+        assert status == 200
+        # 1. the game's lock held for 2 s, as by a bot thinking: the record, the options and
+        #    another game answer at once, and the game's own view waits in a worker thread
+        game = app.state.games.get(gid)
+        with game.lock:
+            waiting = threading.Thread(target=srv.request, args=("GET", f"/api/games/{gid}"))
+            waiting.start()
+            t0 = time.monotonic()
+            for path in (f"/api/games/{gid}/record", "/api/options"):
+                status, took, answer = srv.request("GET", path)
+                assert status == 200 and took < 0.5, (path, took)
+            status, took, other = srv.request("POST", "/api/new", {"preset": "two_player", "level": "easy"})
+            assert status == 200 and took < 1.5, took
+            time.sleep(max(0.0, 2 - (time.monotonic() - t0)))
+        waiting.join(30)
+        # 2. real expert moves (the bot answers each of the person's cards): the options answer
+        #    promptly all along
+        slowest, answered = 0.0, 0
+        while not view["done"]:
+            mover = threading.Thread(target=lambda: view.update(
+                srv.request("POST", f"/api/games/{gid}/act", {"action": view["legal"][0]["action"]})[2]))
+            mover.start()
+            while mover.is_alive():
+                status, took, _ = srv.request("GET", "/api/options")
+                assert status == 200
+                slowest, answered = max(slowest, took), answered + 1
+            mover.join()
+        assert answered and slowest < 0.5, (answered, slowest)
+
+
+@pytest.mark.slow
+def test_memory_stays_bounded_over_many_expert_games():
+    """The full measurement (500 games) is bench/web_memory.py; this asserts a generous bound."""
+    import weakref
+
+    from tute_play.web.session import Games
+
+    def rss_mb():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+    games = Games(limit=16)
+    made = [weakref.ref(games.new(preset="two_player", level="expert", seed=0))]
+    base = rss_mb()
+    for seed in range(1, 121):
+        made.append(weakref.ref(games.new(preset="two_player", level="expert", seed=seed)))
+    grown = rss_mb() - base
+    assert sum(ref() is not None for ref in made) == 16  # the dropped games are freed at once
+    assert grown < 150, f"RSS grew {grown:.0f} MB over 120 expert games (16 kept)"
+
+
+# ----------------------------------------------------------------------------------------------
 # The command line
 # ----------------------------------------------------------------------------------------------
 def _run(code: str, *args, timeout=120):

@@ -30,6 +30,7 @@ import traceback
 from pathlib import Path
 
 import anyio
+import anyio.to_thread
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -51,6 +52,9 @@ STATIC = Path(__file__).parent / "static"
 #: The largest request body accepted (a record upload of a few hundred hands fits).
 MAX_BODY = 4 * 1024 * 1024
 _ID = re.compile(r"^[A-Za-z0-9_-]{16}$")
+#: How many requests may play moves (bots thinking) at once, in worker threads; more wait their turn
+#: without holding a thread, so reads (views, records, options) always find one.
+MAX_BOT_THREADS = 4
 #: Seconds a request body may stall (no bytes arriving) before the request is refused (408).
 BODY_TIMEOUT = 10.0
 #: Every response's headers (the static files' too: :class:`SecurityHeadersMiddleware`).
@@ -219,6 +223,12 @@ def _game_of(request: Request):
     return request.app.state.games.get(game_id)
 
 
+async def _off_loop(request: Request, fn, *args):
+    """``fn(*args)`` in a worker thread, at most :data:`MAX_BOT_THREADS` at once: the event loop
+    never runs a bot or waits on a game lock."""
+    return await anyio.to_thread.run_sync(lambda: fn(*args), limiter=request.app.state.bot_limiter)
+
+
 def _locked(game, change=None, *args):
     """``game.change(*args)`` (if given), then the view, under the game's lock: run off the event
     loop, it waits for a move being played (bots thinking)."""
@@ -246,8 +256,10 @@ async def _options(request: Request) -> Response:
 
 async def _new(request: Request) -> Response:
     data = await _json_object(request, {"preset": True, "level": True, "seat": False, "match": False, "seed": False})
-    game = await run_in_threadpool(request.app.state.games.new, preset=data["preset"], level=data["level"],
-                                   seat=data.get("seat", 0), match=data.get("match", False), seed=data.get("seed"))
+    games = request.app.state.games
+    game = await _off_loop(request, lambda: games.new(preset=data["preset"], level=data["level"],
+                                                      seat=data.get("seat", 0), match=data.get("match", False),
+                                                      seed=data.get("seed")))
     return _ok(await run_in_threadpool(_locked, game))
 
 
@@ -258,13 +270,13 @@ async def _show(request: Request) -> Response:
 async def _act(request: Request) -> Response:
     game = _game_of(request)
     data = await _json_object(request, {"action": True})
-    return _ok(await run_in_threadpool(_locked, game, "act", data["action"]))
+    return _ok(await _off_loop(request, _locked, game, "act", data["action"]))
 
 
 async def _next_hand(request: Request) -> Response:
     game = _game_of(request)
     await _json_object(request, {})
-    return _ok(await run_in_threadpool(_locked, game, "next_hand"))
+    return _ok(await _off_loop(request, _locked, game, "next_hand"))
 
 
 async def _record(request: Request) -> Response:
@@ -283,7 +295,7 @@ async def _replay(request: Request) -> Response:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise BadRequest("a record file must be UTF-8 text (JSON Lines)") from None
-    return _ok(await run_in_threadpool(replay_of_text, text))
+    return _ok(await _off_loop(request, replay_of_text, text))
 
 
 async def _preloaded(request: Request) -> Response:
@@ -334,6 +346,7 @@ def create_app(defaults: dict | None = None, preloaded: str | None = None, allow
     )
     app.state.games = Games()
     app.state.body_timeout = BODY_TIMEOUT
+    app.state.bot_limiter = anyio.CapacityLimiter(MAX_BOT_THREADS)
     app.state.defaults = {"preset": "two_player", "level": "medium", "seat": 0, **(defaults or {})}
     app.state.preloaded = replay_of_text(preloaded) if preloaded is not None else None
     return app

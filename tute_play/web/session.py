@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import weakref
 
 import numpy as np
 
@@ -46,8 +47,10 @@ from tute_env.table import LEARNER, Table
 
 from ..levels import LEVELS, NETWORK_LEVELS, make_bots
 
-#: How many games the server keeps; the oldest is dropped beyond this.
+#: How many games the server keeps; the least recently used is dropped beyond this.
 MAX_GAMES = 64
+#: How many hands one game keeps (its records); then the person starts a new game.
+MAX_HANDS = 100
 
 
 class BadRequest(ValueError):
@@ -212,6 +215,20 @@ def _check_choice(name: str, value, choices) -> str:
     return value
 
 
+class _WeakHook:
+    """The table's action hook for a game, holding the game weakly: no reference cycle between
+    the game and its table, so a dropped game is freed at once (not at the next full garbage
+    collection), its bots' search state and the network's activations with it."""
+
+    def __init__(self, game: WebGame):
+        self.game = weakref.ref(game)
+
+    def __call__(self, state, lanes, actions) -> None:
+        game = self.game()
+        if game is not None:
+            game._hook(state, lanes, actions)
+
+
 class WebGame:
     """One person (seat ``seat``) against bots of ``level`` in ``preset``: hands one after the
     other, scored as a match (R10) when ``match``; every finished hand becomes a record."""
@@ -239,7 +256,7 @@ class WebGame:
         order = sorted(bots)
         self.table = Table(self.game, [bots[x] for x in order],
                            [LEARNER if x == seat else order.index(x) for x in range(rules.num_players)],
-                           hooks=[self._hook])
+                           hooks=[_WeakHook(self)])
         self.rng = np.random.default_rng(seed)
         self.scoring = Scoring(rules, "match", "win", 1)
         self.dealer = int(self.rng.integers(rules.num_players))
@@ -276,6 +293,8 @@ class WebGame:
         results = self.scoring.hand_over(self.state, np.zeros(1, np.intp))
         if self.match:
             self.match_winner = int(results["match_winner"][0])
+        if self.match_winner >= 0:
+            self.table = None  # the match is over: the bots (and what their search holds) go
         self.records.append(finished_record(
             self.rules, self.deal, self.labels, [action_id(a) for a in self.log.actions], self.state,
             variant=self.preset, match=self.id, hand=len(self.records), seed=self.seed).to_dict())
@@ -303,6 +322,9 @@ class WebGame:
             raise BadRequest("the hand is not over yet", 409)
         if self.match_winner >= 0:
             raise BadRequest("the match is over: start a new game", 409)
+        if len(self.records) >= MAX_HANDS:
+            raise BadRequest(f"this game has {MAX_HANDS} hands, the most one game keeps: download the record "
+                             "and start a new game", 409)
         self.dealer = (self.dealer + 1) % self.rules.num_players
         self._deal()
 
