@@ -520,6 +520,7 @@ def test_in_a_real_browser(tmp_path):
         assert "Tute web table at" in server.stdout.readline()
         driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
         wait = WebDriverWait(driver, 60)
+        _viewport(driver, 390, 844)  # a whole hand on a phone
         driver.get(f"http://127.0.0.1:{port}/")
         wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready")
         assert driver.find_element(By.ID, "download").get_attribute("aria-disabled") == "true"
@@ -541,8 +542,12 @@ def test_in_a_real_browser(tmp_path):
             assert legal or buttons
             if dimmed and not legal:
                 pytest.fail("cards shown dimmed with no legal card")
+            assert _no_horizontal_scroll(driver)
+            driver.execute_script("document.getElementById('hand').scrollIntoView({block: 'end'})")
+            assert all(_inside(driver, card) for card in legal)
+            assert all(_inside(driver, b) for b in [driver.find_element(By.ID, "status"), *buttons])
             if moves == 4:
-                driver.save_screenshot(str(shots / "web_table.png"))
+                driver.save_screenshot(str(shots / "web_phone.png"))
             # a dimmed card does nothing when clicked
             if dimmed:
                 before = driver.find_element(By.ID, "log").text
@@ -555,7 +560,10 @@ def test_in_a_real_browser(tmp_path):
         result = driver.find_element(By.ID, "result").text
         assert result in ("You win the hand", "You lose the hand")
         assert "Hand over" in driver.find_element(By.ID, "banner").text
-        driver.save_screenshot(str(shots / "web_result.png"))
+        assert _inside(driver, driver.find_element(By.ID, "banner"))
+        assert all(_inside(driver, b) for b in driver.find_elements(By.CSS_SELECTOR, "#banner button"))
+        driver.save_screenshot(str(shots / "web_phone_result.png"))
+        _viewport(driver, 1280, 800)
         # the record is offered, and is one
         link = driver.find_element(By.ID, "download")
         assert link.get_attribute("aria-disabled") == "false" and link.get_attribute("href").endswith("/record")
@@ -596,3 +604,105 @@ def test_in_a_real_browser(tmp_path):
             raise
     assert server.returncode == 0, err
     assert "Bye." in out and "Traceback" not in err
+
+
+# ----------------------------------------------------------------------------------------------
+# The layout, at every size
+# ----------------------------------------------------------------------------------------------
+SIZES = [(390, 844), (768, 1024), (1024, 768), (1366, 768), (1920, 1080)]
+
+
+@pytest.fixture(scope="module")
+def browser_server(tmp_path_factory):
+    """``tute-play --web`` on a free port and a headless Chromium (module-wide)."""
+    if not (CHROMIUM and CHROMEDRIVER):
+        pytest.skip("needs the system's chromium and chromedriver")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tute_play", "--web", "--no-browser", "--port", str(port)],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    options = Options()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1100"):
+        options.add_argument(arg)
+    driver = None
+    try:
+        assert "Tute web table at" in server.stdout.readline()
+        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        yield driver, f"http://127.0.0.1:{port}/"
+    finally:
+        if driver is not None:
+            driver.quit()
+        server.send_signal(signal.SIGINT)
+        server.communicate(timeout=20)
+
+
+def _viewport(driver, width, height):
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+    time.sleep(0.3)
+
+
+def _state(driver):
+    return driver.execute_script("return document.body.dataset.state")
+
+
+def _inside(driver, element):
+    """Whether the element's rectangle lies inside the viewport."""
+    return driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect();"
+        "return r.width > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth + 0.5 && r.bottom <= innerHeight + 0.5;",
+        element)
+
+
+def _no_horizontal_scroll(driver):
+    return driver.execute_script("return document.documentElement.scrollWidth <= innerWidth")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", ["partnership", "two_player"])
+def test_the_layout_fits_every_size(browser_server, preset):
+    """At each size: no horizontal scrolling, every legal card inside the viewport and a click on it
+    plays it, the turn prompt and its buttons on screen."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    driver, url = browser_server
+    shots = os.environ.get("TUTE_WEB_SCREENSHOTS")
+    _viewport(driver, *SIZES[0])
+    driver.get(url)
+    wait = WebDriverWait(driver, 60)
+    wait.until(lambda d: _state(d) == "ready")
+    Select(driver.find_element(By.ID, "preset")).select_by_value(preset)
+    Select(driver.find_element(By.ID, "level")).select_by_value("easy")
+    driver.find_element(By.ID, "new-game").click()
+    for width, height in SIZES:
+        _viewport(driver, width, height)
+        wait.until(lambda d: _state(d) in ("your-turn", "done"))
+        if _state(driver) == "done":  # a hand over: the next one
+            assert _inside(driver, driver.find_element(By.ID, "banner"))
+            driver.find_element(By.ID, "next-hand").click()
+            wait.until(lambda d: _state(d) == "your-turn")
+        assert _no_horizontal_scroll(driver), (width, height)
+        driver.execute_script("document.getElementById('hand').scrollIntoView({block: 'end'})")
+        legal = driver.find_elements(By.CSS_SELECTOR, "#hand .card.legal")
+        buttons = driver.find_elements(By.CSS_SELECTOR, "#actions button")
+        assert legal or buttons
+        for card in legal:
+            assert _inside(driver, card), (width, height, card.get_attribute("data-card"))
+        for element in [driver.find_element(By.ID, "status"), *buttons]:
+            assert _inside(driver, element), (width, height, element.text)
+        if shots:
+            driver.save_screenshot(str(Path(shots) / f"web_{preset}_{width}x{height}.png"))
+        if legal:  # the last legal card (the one a too-wide hand clipped)
+            card = legal[-1].get_attribute("data-card")
+            legal[-1].click()
+            wait.until(lambda d: card not in d.execute_script(
+                "return [...document.querySelectorAll('#hand .card')].map((c) => c.dataset.card)"))
+        else:
+            buttons[-1].click()
+        assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
