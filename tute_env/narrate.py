@@ -33,11 +33,13 @@ from .cards import (
 )
 from .core import Game, State
 from .rules import Rules
+from .words import card_name, games_text, points_word, who, word
 
-__all__ = ["describe_action", "explain_illegal", "hand_summary", "narrate"]
+__all__ = ["describe_action", "explain_illegal", "games_won", "hand_summary", "match_over_text", "narrate",
+           "side_label"]
 
 
-def describe_action(rules: Rules, state: State, action: int, lane: int = 0) -> str:
+def describe_action(rules: Rules, state: State, action: int, lane: int = 0, lang: str = "en") -> str:
     """A menu line for a legal action of the seat to act: ``"sing-c: sing 40 in copas (trumps)"``."""
     text = action_str(action)
     if action < NUM_CARDS:
@@ -46,32 +48,38 @@ def describe_action(rules: Rules, state: State, action: int, lane: int = 0) -> s
     if SING_BASE <= action < TUTE:
         suit = action - SING_BASE
         points = 40 if suit == trump else 20
-        return f"{text}: sing {points} in {SUIT_NAMES[suit]}" + (" (trumps)" if suit == trump else "")
+        return (f"{text}: " + word(lang, "d_sing", points=points, points_word=points_word(points), suit=SUIT_NAMES[suit])
+                + (word(lang, "d_trumps") if suit == trump else ""))
     if action == TUTE:
-        return f"{text}: declare Tute (all four kings or knights), wins the hand"
+        return f"{text}: " + word(lang, "d_tute")
     if action == EXCHANGE:
         give = int(Game(rules).exchange_gives(state)[lane])
-        return f"{text}: give your {card_str(give)} for the turned {card_str(int(state.turned_card[lane]))}"
-    return f"{text}: do not declare now"
+        return f"{text}: " + word(lang, "d_exchange", give=card_name(lang, give),
+                                  turned=card_name(lang, int(state.turned_card[lane])))
+    return f"{text}: " + word(lang, "d_pass")
 
 
-def narrate(rules: Rules, seat: int, action: int, state: State, lane: int = 0, you: int | None = None) -> str:
+def narrate(rules: Rules, seat: int, action: int, state: State, lane: int = 0, you: int | None = None,
+            lang: str = "en") -> str:
     """What a seat just did (call with the state before the action)."""
-    who = "You" if seat == you else f"player_{seat}"
+    mine = seat == you
+    suffix = "_you" if mine else ""
+    fields = {"who": who(lang, seat, you)}
     if action < NUM_CARDS:
         verb = "lead" if state.decision[lane] == LEAD else "play"
-        return f"{who} {verb if who == 'You' else verb + 's'} {card_str(action)}"
+        return word(lang, verb + suffix, card=card_name(lang, action), **fields)
     if SING_BASE <= action < TUTE:
         suit = action - SING_BASE
         points = 40 if suit == state.trump[lane] else 20
-        return f"{who} {'sing' if who == 'You' else 'sings'} {points} in {SUIT_NAMES[suit]} (shows R and C)"
+        return word(lang, "sing" + suffix, points=points, points_word=points_word(points), suit=SUIT_NAMES[suit],
+                    **fields)
     if action == TUTE:
-        return f"{who} {'declare' if who == 'You' else 'declares'} Tute!"
+        return word(lang, "tute" + suffix, **fields)
     if action == EXCHANGE:
         give = int(Game(rules).exchange_gives(state)[lane])
-        return (f"{who} {'exchange' if who == 'You' else 'exchanges'} the {card_str(give)} for the turned "
-                f"{card_str(int(state.turned_card[lane]))}")
-    return f"{who} {'pass' if who == 'You' else 'passes'}"
+        return word(lang, "exchange" + suffix, give=card_name(lang, give),
+                    turned=card_name(lang, int(state.turned_card[lane])), **fields)
+    return word(lang, "pass" + suffix, **fields)
 
 
 def explain_illegal(rules: Rules, state: State, action: int, lane: int = 0) -> str:
@@ -153,20 +161,49 @@ def _follow_reason(rules: Rules, s: State, lane: int, legal_cards: list[int]) ->
     return f"you may play {allowed}"
 
 
-def hand_summary(rules: Rules, state: State, human: int) -> str:
+def side_label(rules: Rules, side: int, human: int | None, lang: str = "en") -> str:
+    """How a side is called: ``player_1`` (no partnerships), ``side 1 (player_1 and player_3)``,
+    ``You`` / ``your side`` for the human's."""
+    if human is not None and side == rules.side_of(human):
+        return word(lang, "your_side") if rules.partnerships else word(lang, "you")
+    if not rules.partnerships:
+        return who(lang, side, None)
+    seats = word(lang, "and").join(who(lang, x, None) for x in range(rules.num_players) if rules.side_of(x) == side)
+    return word(lang, "side_of", side=side, seats=seats)
+
+
+def games_won(rules: Rules, state: State, lane: int = 0, lang: str = "en") -> str:
+    """``"2 games (over 100 points)"``: the games a hand credits, and why two."""
+    games = int(state.games[lane])
+    text = games_text(lang, games)
+    if games > 1:
+        why = "why_tute" if state.tute_declarer[lane] >= 0 else "why_100"
+        text += f" ({word(lang, why)})"
+    return text
+
+
+def hand_summary(rules: Rules, state: State, human: int | None, lang: str = "en") -> str:
+    """A finished hand in one line: each side's points, who wins and how many games (and why)."""
     totals = state.totals[0]
-    mine = rules.side_of(human)
     parts = []
     for side in range(rules.num_sides):
-        label = "you" if side == mine else (f"side {side}" if rules.partnerships else f"player_{side}")
-        if rules.partnerships and side == mine:
-            label = "your side"
-        parts.append(
-            f"{label} {int(totals[side])} ({int(state.card_points[0, side])} cards + "
-            f"{int(state.cante_points[0, side])} cantes + {int(state.last_trick_bonus[0, side])} last trick)"
-        )
+        label = side_label(rules, side, human, lang)
+        if label == word(lang, "you"):
+            label = label.lower() if lang == "en" else "tú"
+        parts.append(word(lang, "summary_side", label=label, total=int(totals[side]),
+                          cards=int(state.card_points[0, side]), cantes=int(state.cante_points[0, side]),
+                          last=int(state.last_trick_bonus[0, side])))
     winner = int(state.winner[0])
-    how = " by Tute" if state.tute_declarer[0] >= 0 else ""
-    result = "You win" if winner == mine else ("Side" if rules.partnerships else "player_") + (
-        f" {winner}" if rules.partnerships else f"{winner}") + " wins"
-    return f"Hand over{how}. " + "; ".join(parts) + f". {result} {int(state.games[0])} game(s)."
+    over = word(lang, "hand_over_tute" if state.tute_declarer[0] >= 0 else "hand_over")
+    if human is not None and winner == rules.side_of(human):
+        result = word(lang, "win_you")
+    else:
+        result = word(lang, "win", who=side_label(rules, winner, None, lang))
+    return f"{over}. " + "; ".join(parts) + f". {result} {games_won(rules, state, 0, lang)}."
+
+
+def match_over_text(rules: Rules, winner: int, human: int | None, lang: str = "en") -> str:
+    """``"You win the match!"``, ``"player_1 wins the match."``, ``"side 1 (...) wins the match."``."""
+    if human is not None and winner == rules.side_of(human):
+        return word(lang, "match_you")
+    return word(lang, "match", who=side_label(rules, winner, None, lang))

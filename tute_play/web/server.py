@@ -44,6 +44,7 @@ from starlette.staticfiles import StaticFiles
 
 from agents.base import shipped_presets
 from tute_env.rules import PRESETS
+from tute_env.words import LANGS, PAGE_WORDS
 
 from ..levels import LEVELS, NETWORK_LEVELS
 from .session import MAX_REPLAY_HANDS, BadRequest, Games, replay_of_text
@@ -251,15 +252,18 @@ async def _options(request: Request) -> Response:
                    for name, bot in LEVELS.items()],
         "defaults": request.app.state.defaults,
         "preloaded": request.app.state.preloaded is not None,
+        "langs": list(LANGS),
+        "words": PAGE_WORDS,
     })
 
 
 async def _new(request: Request) -> Response:
-    data = await _json_object(request, {"preset": True, "level": True, "seat": False, "match": False, "seed": False})
+    data = await _json_object(request, {"preset": True, "level": True, "seat": False, "match": False, "seed": False,
+                                        "lang": False})
     games = request.app.state.games
     game = await _off_loop(request, lambda: games.new(preset=data["preset"], level=data["level"],
                                                       seat=data.get("seat", 0), match=data.get("match", False),
-                                                      seed=data.get("seed")))
+                                                      seed=data.get("seed"), lang=data.get("lang", "en")))
     return _ok(await run_in_threadpool(_locked, game))
 
 
@@ -295,13 +299,20 @@ async def _replay(request: Request) -> Response:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise BadRequest("a record file must be UTF-8 text (JSON Lines)") from None
-    return _ok(await _off_loop(request, replay_of_text, text))
+    return _ok(await _off_loop(request, replay_of_text, text, _lang(request)))
+
+
+def _lang(request: Request) -> str:
+    lang = request.query_params.get("lang", "en")
+    if lang not in LANGS:
+        raise BadRequest(f"bad lang {lang[:20]!r}: expected one of {list(LANGS)}")
+    return lang
 
 
 async def _preloaded(request: Request) -> Response:
     if request.app.state.preloaded is None:
         raise BadRequest("no record file was given on the command line (tute-play --web --replay FILE)", 404)
-    return _ok(request.app.state.preloaded)
+    return _ok(await _off_loop(request, replay_of_text, request.app.state.preloaded, _lang(request)))
 
 
 async def _bad_request(request: Request, exc: BadRequest) -> Response:
@@ -348,5 +359,7 @@ def create_app(defaults: dict | None = None, preloaded: str | None = None, allow
     app.state.body_timeout = BODY_TIMEOUT
     app.state.bot_limiter = anyio.CapacityLimiter(MAX_BOT_THREADS)
     app.state.defaults = {"preset": "two_player", "level": "medium", "seat": 0, **(defaults or {})}
-    app.state.preloaded = replay_of_text(preloaded) if preloaded is not None else None
+    if preloaded is not None:
+        replay_of_text(preloaded)  # checked now: a bad file is refused at start
+    app.state.preloaded = preloaded
     return app

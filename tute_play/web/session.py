@@ -39,11 +39,12 @@ from tute_env.cards import (
 )
 from tute_env.core import Game, State
 from tute_env.deal import random_deals
-from tute_env.narrate import describe_action, hand_summary, narrate
-from tute_env.records import Record, finished_record, parse_records, replay
+from tute_env.narrate import describe_action, games_won, hand_summary, match_over_text, narrate, side_label
+from tute_env.records import Record, deal_at_start, finished_record, parse_records, replay
 from tute_env.rules import PRESETS, Rules
 from tute_env.scoring import Scoring
 from tute_env.table import LEARNER, Table
+from tute_env.words import LANGS, who, word
 
 from ..levels import LEVELS, NETWORK_LEVELS, make_bots
 
@@ -83,8 +84,8 @@ class HandLog:
     completed tricks, the cantes in the order sung. ``observe`` is called with the state before
     and after each action and returns the event describing it."""
 
-    def __init__(self, rules: Rules, you: int | None):
-        self.rules, self.you = rules, you
+    def __init__(self, rules: Rules, you: int | None, lang: str = "en"):
+        self.rules, self.you, self.lang = rules, you, lang
         self.actions: list[str] = []
         self.tricks: list[dict] = []
         self.cantes: list[dict] = []
@@ -92,7 +93,7 @@ class HandLog:
     def observe(self, before: State, action: int, after: State) -> dict:
         seat = int(before.current[0])
         self.actions.append(action_str(action))
-        text = narrate(self.rules, seat, action, before, you=self.you)
+        text = narrate(self.rules, seat, action, before, you=self.you, lang=self.lang)
         if SING_BASE <= action < TUTE:
             suit = action - SING_BASE
             self.cantes.append({"seat": seat, "suit": SUITS[suit],
@@ -111,12 +112,13 @@ class HandLog:
                 "winner": winner,
                 "points": points,
             })
-            who = "you" if winner == self.you else f"player_{winner}"
-            text += f"; {who} {'take' if winner == self.you else 'takes'} the trick ({points} points)"
+            text += word(self.lang, "takes_you" if winner == self.you else "takes",
+                         who=who(self.lang, winner, None), points=points)
         return {"seat": seat, "action": action_str(action), "kind": _kind(action), "text": text}
 
 
 def table_view(rules: Rules, state: State, log: HandLog, viewer: int | None, show_all: bool) -> dict:
+    lang = log.lang
     """What the page draws: ``viewer``'s information (every hand with ``show_all``)."""
     s, n = state, rules.num_players
     done = bool(s.done[0])
@@ -179,25 +181,38 @@ def table_view(rules: Rules, state: State, log: HandLog, viewer: int | None, sho
             "winner": int(s.winner[0]),
             "games": int(s.games[0]),
             "tute": int(s.tute_declarer[0]) >= 0,
-            "text": hand_summary(rules, s, viewer) if viewer is not None else _replay_summary(rules, s),
+            "text": hand_summary(rules, s, viewer, lang),
+            "winner_name": side_label(rules, int(s.winner[0]), None, lang),
         }
     return view
 
 
-def _replay_summary(rules: Rules, s: State) -> str:
-    how = " by Tute" if s.tute_declarer[0] >= 0 else ""
-    return (f"Hand over{how}: " + ", ".join(f"side {x} {int(t)}" for x, t in enumerate(s.totals[0]))
-            + f". Side {int(s.winner[0])} wins {int(s.games[0])} game(s).")
-
-
-def legal_view(rules: Rules, game: Game, state: State) -> list[dict]:
+def legal_view(rules: Rules, game: Game, state: State, lang: str = "en") -> list[dict]:
     """The legal actions of the seat to act, from the core's mask, with words for each."""
     mask = game.legal_action_mask(state)[0]
     out = []
     for a in np.flatnonzero(mask):
         a = int(a)
-        out.append({"action": action_str(a), "kind": _kind(a), "label": describe_action(rules, state, a)})
+        out.append({"action": action_str(a), "kind": _kind(a), "label": describe_action(rules, state, a, lang=lang)})
     return out
+
+
+def prompt_text(view: dict, lang: str = "en") -> str:
+    """The status line of the person's view: whose turn, what to do (the buttons offered too)."""
+    if view["done"]:
+        return word(lang, "p_over")
+    if not view["legal"]:
+        return word(lang, "p_waiting", who=who(lang, view["current"], None))
+    decision = view["decision"]
+    text = word(lang, {"lead": "p_lead", "follow": "p_follow", "declare": "p_declare"}[decision])
+    cards = sum(a["kind"] == "card" for a in view["legal"])
+    held = len(view["players"][view["seat"]]["hand"])
+    if cards and cards < held:
+        text += word(lang, "p_dimmed")
+    others = [a["label"].split(": ", 1)[1] for a in view["legal"] if a["kind"] not in ("card", "pass")]
+    if cards and others:
+        text += word(lang, "p_or", what="; ".join(others))
+    return text + "."
 
 
 # ----------------------------------------------------------------------------------------------
@@ -233,9 +248,10 @@ class WebGame:
     """One person (seat ``seat``) against bots of ``level`` in ``preset``: hands one after the
     other, scored as a match (R10) when ``match``; every finished hand becomes a record."""
 
-    def __init__(self, preset="two_player", level="medium", seat=0, match=False, seed=None):
+    def __init__(self, preset="two_player", level="medium", seat=0, match=False, seed=None, lang="en"):
         self.preset = _check_choice("preset", preset, PRESETS)
         self.level = _check_choice("level", level, LEVELS)
+        self.lang = _check_choice("lang", lang, LANGS)
         rules = self.rules = PRESETS[preset]
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rules.num_players:
             raise BadRequest(f"bad seat {short(seat)}: expected an integer 0..{rules.num_players - 1}")
@@ -261,6 +277,7 @@ class WebGame:
         self.scoring = Scoring(rules, "match", "win", 1)
         self.dealer = int(self.rng.integers(rules.num_players))
         self.records: list[dict] = []
+        self.hands: list[dict] = []  # the scoreboard: one row per finished hand
         self.match_winner = -1
         self._deal()
 
@@ -269,7 +286,8 @@ class WebGame:
         deals = random_deals(self.rules, self.rng, 1, self.dealer)
         self.deal = deals[0]
         self.state = self.game.new_state(deals, validate=False)
-        self.log = HandLog(self.rules, self.seat)
+        self.deal = deal_at_start(self.rules, self.state)  # hands in card-id order, as records are written
+        self.log = HandLog(self.rules, self.seat, self.lang)
         self.pending: list[tuple[State, int]] = []
         self.events: list[dict] = []
         self.table.advance(self.state)
@@ -293,6 +311,18 @@ class WebGame:
         results = self.scoring.hand_over(self.state, np.zeros(1, np.intp))
         if self.match:
             self.match_winner = int(results["match_winner"][0])
+        s, rules = self.state, self.rules
+        score = self.scoring.match_points if rules.match == "target_points" else self.scoring.match_games
+        self.hands.append({
+            "hand": len(self.hands) + 1,
+            "points": [int(x) for x in s.totals[0]],
+            "winner": int(s.winner[0]),
+            "winner_name": side_label(rules, int(s.winner[0]), self.seat, self.lang),
+            "games": int(s.games[0]),
+            "why": games_won(rules, s, 0, self.lang),
+            "tute": int(s.tute_declarer[0]) >= 0,
+            "score": [int(x) for x in score[0]],
+        })
         if self.match_winner >= 0:
             self.table = None  # the match is over: the bots (and what their search holds) go
         self.records.append(finished_record(
@@ -311,7 +341,7 @@ class WebGame:
             raise BadRequest(f"bad action string {short(action)}: expected a card such as 'Ao', 'sing-c', "
                              "'tute', 'exchange' or 'pass'") from None
         if not int(self.state.legal[0]) >> a & 1:
-            legal = " ".join(x["action"] for x in legal_view(self.rules, self.game, self.state))
+            legal = " ".join(x["action"] for x in legal_view(self.rules, self.game, self.state, self.lang))
             raise BadRequest(f"{action} is not legal now; legal: {legal}", 422)
         self.table.step(self.state, np.array([a]))
         self.table.advance(self.state)
@@ -333,7 +363,7 @@ class WebGame:
         """The person's view now, with the events since the last view (then forgotten)."""
         view = table_view(self.rules, self.state, self.log, self.seat, False)
         to_act = not self.state.done[0] and int(self.state.current[0]) == self.seat
-        view["legal"] = legal_view(self.rules, self.game, self.state) if to_act else []
+        view["legal"] = legal_view(self.rules, self.game, self.state, self.lang) if to_act else []
         rules = self.rules
         score = self.scoring.match_points if rules.match == "target_points" else self.scoring.match_games
         view.update(
@@ -351,10 +381,16 @@ class WebGame:
                 "target": rules.target_points if rules.match == "target_points" else rules.target_games,
                 "winner": self.match_winner,
                 "over": self.match_winner >= 0,
+                "sides": [side_label(rules, x, self.seat, self.lang) for x in range(rules.num_sides)],
+                "hands": list(self.hands),
             },
             records=len(self.records),
             events=self.events,
+            lang=self.lang,
         )
+        view["prompt"] = prompt_text(view, self.lang)
+        if self.match_winner >= 0:
+            view["match"]["text"] = match_over_text(rules, self.match_winner, self.seat, self.lang)
         self.events = []
         return view
 
@@ -398,12 +434,12 @@ class Games:
 # ----------------------------------------------------------------------------------------------
 # Replays
 # ----------------------------------------------------------------------------------------------
-def replay_view(record: dict) -> dict:
+def replay_view(record: dict, lang: str = "en") -> dict:
     """A record's hand as the steps of a replay: the view of each state with every hand shown,
     and the move that led to it."""
     states = replay(Record.from_dict(record))
     rules = Rules(**record["rules"])
-    log = HandLog(rules, None)
+    log = HandLog(rules, None, lang)
     steps = [{"event": None, "view": table_view(rules, states[0], log, None, True)}]
     for k, text in enumerate(record["actions"]):
         event = log.observe(states[k], action_id(text), states[k + 1])
@@ -422,7 +458,7 @@ def replay_view(record: dict) -> dict:
 MAX_REPLAY_HANDS = 200
 
 
-def replay_of_text(text: str) -> dict:
+def replay_of_text(text: str, lang: str = "en") -> dict:
     """Every hand of a record file's text, ready to step through; ``BadRequest`` on bad input.
     The hand limit is checked before any line is parsed."""
     count = sum(1 for line in text.splitlines() if line.strip())
@@ -438,4 +474,4 @@ def replay_of_text(text: str) -> dict:
         raise BadRequest("not a valid record file: a line is nested too deeply", 422) from None
     if len(records) > MAX_REPLAY_HANDS:
         raise BadRequest(f"{len(records)} hands: at most {MAX_REPLAY_HANDS} per replay", 413)
-    return {"hands": [replay_view(rec) for rec in records]}
+    return {"hands": [replay_view(rec, lang) for rec in records]}
