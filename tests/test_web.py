@@ -706,3 +706,133 @@ def test_the_layout_fits_every_size(browser_server, preset):
         else:
             buttons[-1].click()
         assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+# ----------------------------------------------------------------------------------------------
+# The smaller defects (issue 31), Spanish, the match
+# ----------------------------------------------------------------------------------------------
+def _finish_hand(game):
+    while not game.state.done[0]:
+        game.act(game.view()["legal"][0]["action"])
+    return game.view()
+
+
+def test_web_records_list_hands_in_card_id_order():
+    from tute_env.cards import card_id
+
+    for preset in ("two_player", "partnership"):
+        game = WebGame(preset, "easy", 0, seed=4)
+        _finish_hand(game)
+        rec = json.loads(game.record_text())
+        for hand in rec["deal"]["hands"]:
+            ids = [card_id(c) for c in hand]
+            assert ids == sorted(ids), hand
+        assert replay(Record.from_dict(rec))[-1].done[0]
+
+
+def test_games_credited_say_why():
+    from tute_env.narrate import hand_summary
+
+    for seed in range(40):
+        game = WebGame("partnership", "easy", 0, seed=seed)
+        view = _finish_hand(game)
+        s = game.state
+        if int(s.games[0]) == 2 and s.tute_declarer[0] < 0:
+            break
+    else:
+        pytest.fail("no partnership hand worth two games in 40 deals")
+    text = view["result"]["text"]
+    assert "2 games (over 100 points)." in text and "game(s)" not in text
+    assert "2 juegos (más de 100 puntos)." in hand_summary(game.rules, s, 0, "es")
+    assert view["match"]["hands"][-1]["why"] == "2 games (over 100 points)"
+
+
+def test_sides_are_named_as_everywhere_else():
+    from tute_env.narrate import match_over_text
+
+    two, four = PRESETS["two_player"], PRESETS["partnership"]
+    assert match_over_text(two, 1, 0) == "player_1 wins the match."
+    assert match_over_text(two, 0, 0) == "You win the match!"
+    assert match_over_text(four, 1, 0) == "side 1 (player_1 and player_3) wins the match."
+    assert match_over_text(four, 1, 2) == "side 1 (player_1 and player_3) wins the match."
+    assert match_over_text(four, 0, 1) == "side 0 (player_0 and player_2) wins the match."
+    assert match_over_text(two, 1, 0, "es") == "jugador 1 gana la partida."
+    view = _finish_hand(WebGame("two_player", "easy", 0, seed=2))
+    assert "Side" not in view["result"]["text"]
+
+
+def test_the_prompt_offers_the_buttons_and_does_not_repeat_the_result():
+    from tute_play.web.session import prompt_text
+
+    view = {"done": False, "decision": "lead", "current": 0, "seat": 0,
+            "players": [{"hand": ["Ao", "Ro", "Co"]}],
+            "legal": [{"action": "Ao", "kind": "card", "label": "Ao"},
+                      {"action": "Ro", "kind": "card", "label": "Ro"},
+                      {"action": "Co", "kind": "card", "label": "Co"},
+                      {"action": "sing-o", "kind": "sing", "label": "sing-o: sing 20 in oros"}]}
+    assert prompt_text(view) == "Your turn: lead a card, or first: sing 20 in oros (the buttons)."
+    assert "cantar las veinte en oros" in prompt_text(
+        dict(view, legal=view["legal"][:3] + [{"action": "sing-o", "kind": "sing",
+                                                "label": "sing-o: cantar las veinte en oros"}]), "es")
+    assert prompt_text(dict(view, legal=view["legal"][:1])) == \
+        "Your turn: lead a card (the dimmed ones are not allowed now)."
+    game = WebGame("two_player", "easy", 0, seed=2)
+    view = _finish_hand(game)
+    assert view["prompt"] == "Hand over: the result is in the box."
+    assert view["result"]["text"] not in view["prompt"]
+
+
+def test_spanish_narration_and_prompt(client):
+    view = new_game(client, preset="two_player", seed=7, lang="es")
+    assert view["lang"] == "es" and view["prompt"].startswith("Te toca")
+    texts = [e["text"] for e in view["events"]]
+    view, events = play_out(client, view)
+    texts += [e["text"] for e in events]
+    assert any(" echa " in t or t.startswith(("Echas", "Sales con")) or " sale con " in t for t in texts), texts
+    assert any(" de oros" in t or " de copas" in t or " de espadas" in t or " de bastos" in t for t in texts)
+    assert not any(" plays " in t or " leads " in t for t in texts)
+    assert view["result"]["text"].startswith("Fin de la mano")
+    r = client.post("/api/new", json={"preset": "two_player", "level": "easy", "lang": "fr"})
+    assert r.status_code == 400 and "bad lang 'fr'" in r.json()["error"]
+    assert client.post("/api/replay?lang=xx", content=b"{}").status_code == 400
+    words = client.get("/api/options").json()["words"]
+    assert set(words["es"]) == set(words["en"]) and words["es"]["new_game"] == "Nueva partida"
+
+
+def test_spanish_words_as_players_say_them():
+    from tute_env.cards import SING_BASE, card_id
+    from tute_env.narrate import describe_action, narrate
+    from tute_env.words import card_name
+
+    assert card_name("es", card_id("Ao")) == "el as de oros"
+    assert card_name("es", card_id("Sb")) == "la sota de bastos"
+    assert card_name("es", card_id("Re")) == "el rey de espadas"
+    game = WebGame("two_player", "easy", 0, seed=1)
+    s = game.state
+    trump = int(s.trump[0])
+    other = (trump + 1) % 4
+    assert describe_action(game.rules, s, SING_BASE + trump, lang="es").endswith("cantar las cuarenta en "
+                                                                                  f"{('oros', 'copas', 'espadas', 'bastos')[trump]} (triunfo)")
+    assert "cantar las veinte" in describe_action(game.rules, s, SING_BASE + other, lang="es")
+    assert narrate(game.rules, 1, SING_BASE + trump, s, lang="es").startswith("jugador 1 canta las cuarenta")
+
+
+def test_a_match_has_a_scoreboard_and_a_recap():
+    game = WebGame("two_player", "easy", 0, match=True, seed=9)
+    for _ in range(20):
+        view = _finish_hand(game)
+        m = view["match"]
+        assert len(m["hands"]) == view["records"]
+        last = m["hands"][-1]
+        assert last["score"] == m["score"] and last["points"] == view["result"]["points"]
+        assert last["winner_name"] in ("You", "player_1")
+        if m["over"]:
+            break
+        game.next_hand()
+    assert m["over"] and m["text"] in ("You win the match!", "player_1 wins the match.")
+    assert max(m["score"]) >= m["target"]
+    scores = [h["score"] for h in m["hands"]]
+    assert all(sum(b) > sum(a) for a, b in zip(scores, scores[1:]))  # every hand credits games
+    assert game.table is None  # the bots went with the match
+    with pytest.raises(Exception, match="the match is over"):
+        game.next_hand()
