@@ -503,8 +503,9 @@ def test_in_a_real_browser(tmp_path):
     while not game.state.done[0]:
         game.act(game.view()["legal"][0]["action"])
     record_file = tmp_path / "hand.jsonl"
-    record_file.write_text(game.record_text())
-    rec = json.loads(record_file.read_text())
+    rec = json.loads(game.record_text())
+    rec["players"] = ["Tom & Jerry", "<b>greedy</b>"]  # shown as written: escaped once
+    record_file.write_text(json.dumps(rec) + "\n")
 
     port = _free_port()
     server = subprocess.Popen(
@@ -588,8 +589,23 @@ def test_in_a_real_browser(tmp_path):
             assert rec["actions"][k - 1] in driver.find_element(By.ID, "replay-event").text or \
                 rec["actions"][k - 1].startswith(("sing", "exchange", "tute", "pass"))
         driver.save_screenshot(str(shots / "web_replay.png"))
+        labels = driver.find_element(By.ID, "seats").text
+        assert "Tom & Jerry" in labels and "<b>greedy</b>" in labels and "&amp;" not in labels
         driver.find_element(By.ID, "replay-prev").click()
         assert step.text == f"step 4 / {len(rec['actions'])}"
+        # End and Home step the replay and do not scroll the page (a phone's page scrolls)
+        _viewport(driver, 390, 844)
+        driver.execute_script("window.scrollTo(0, 0)")
+        from selenium.webdriver.common.keys import Keys
+
+        driver.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+        assert step.text == f"step {len(rec['actions'])} / {len(rec['actions'])}"
+        assert driver.execute_script("return window.scrollY") == 0
+        assert driver.execute_script("return document.documentElement.scrollHeight > innerHeight")
+        driver.find_element(By.TAG_NAME, "body").send_keys(Keys.HOME)
+        assert step.text == f"step 0 / {len(rec['actions'])}"
+        assert driver.execute_script("return window.scrollY") == 0
+        _viewport(driver, 1280, 800)
         driver.find_element(By.ID, "replay-last").click()
         assert driver.find_element(By.ID, "result").text == "Hand over"
         assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
@@ -609,7 +625,7 @@ def test_in_a_real_browser(tmp_path):
 # ----------------------------------------------------------------------------------------------
 # The layout, at every size
 # ----------------------------------------------------------------------------------------------
-SIZES = [(390, 844), (768, 1024), (1024, 768), (1366, 768), (1920, 1080)]
+SIZES = [(390, 844), (768, 1024), (1024, 768), (1280, 800), (1366, 768), (1920, 1080)]
 
 
 @pytest.fixture(scope="module")
@@ -696,6 +712,13 @@ def test_the_layout_fits_every_size(browser_server, preset):
             assert _inside(driver, card), (width, height, card.get_attribute("data-card"))
         for element in [driver.find_element(By.ID, "status"), *buttons]:
             assert _inside(driver, element), (width, height, element.text)
+        # no card on the table's rim (13 px of wood): every seat's cards inside the felt
+        off = driver.execute_script(
+            "const t = document.getElementById('table').getBoundingClientRect();"
+            "return [...document.querySelectorAll('.seat .card')].filter((c) => { const r = c.getBoundingClientRect();"
+            "  return r.left < t.left + 13 || r.right > t.right - 13 || r.top < t.top + 13 || r.bottom > t.bottom - 13; })"
+            ".map((c) => c.closest('.seat').dataset.seat + ':' + (c.dataset.card || 'back'))")
+        assert not off, (width, height, off)
         if shots:
             driver.save_screenshot(str(Path(shots) / f"web_{preset}_{width}x{height}.png"))
         if legal:  # the last legal card (the one a too-wide hand clipped)
@@ -836,3 +859,32 @@ def test_a_match_has_a_scoreboard_and_a_recap():
     assert game.table is None  # the bots went with the match
     with pytest.raises(Exception, match="the match is over"):
         game.next_hand()
+
+
+@pytest.mark.slow
+def test_the_page_in_spanish_and_remembered(browser_server):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    driver, url = browser_server
+    _viewport(driver, 1366, 768)
+    driver.get(url)
+    wait = WebDriverWait(driver, 60)
+    wait.until(lambda d: _state(d) == "ready")
+    Select(driver.find_element(By.ID, "lang")).select_by_value("es")
+    assert driver.find_element(By.ID, "new-game").text == "Nueva partida"
+    driver.refresh()  # remembered by the page
+    wait.until(lambda d: _state(d) == "ready")
+    assert driver.find_element(By.ID, "lang").get_attribute("value") == "es"
+    assert driver.find_element(By.ID, "new-game").text == "Nueva partida"
+    assert driver.execute_script("return document.documentElement.lang") == "es"
+    Select(driver.find_element(By.ID, "preset")).select_by_value("two_player")
+    Select(driver.find_element(By.ID, "level")).select_by_value("easy")
+    driver.find_element(By.ID, "new-game").click()
+    wait.until(lambda d: _state(d) in ("your-turn", "done"))
+    assert driver.find_element(By.ID, "status").text.startswith("Te toca")
+    assert "Triunfo:" in driver.find_element(By.ID, "info").text
+    if os.environ.get("TUTE_WEB_SCREENSHOTS"):
+        driver.save_screenshot(str(Path(os.environ["TUTE_WEB_SCREENSHOTS"]) / "web_spanish.png"))
+    Select(driver.find_element(By.ID, "lang")).select_by_value("en")
+    assert driver.find_element(By.ID, "new-game").text == "New game"

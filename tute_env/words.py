@@ -199,7 +199,7 @@ PAGE_WORDS: dict[str, dict[str, str]] = {
         "welcome1": "Elige la modalidad, el nivel de los bots y tu asiento, y pulsa Nueva partida.",
         "welcome2": "O abre un registro con Ver un registro.",
         "score": "Puntos", "scoreboard": "Manos de la partida", "cantes": "Cantes", "tricks": "Bazas",
-        "moves": "Jugadas (la última arriba)", "none_yet": "ninguno todavía",
+        "moves": "Jugadas (la última arriba)", "none_yet": "todavía nada",
         "hand": "Mano", "first": "« inicio", "back": "◀ atrás", "forward": "adelante ▶", "last": "final »",
         "close_replay": "Cerrar",
         "you": "Tú", "you_short": "tú", "partner": "Compañero ({name})", "player": "jugador {seat}",
