@@ -405,7 +405,7 @@ class WebGame:
 
 
 class Games:
-    """The games in memory, by random id (at most :data:`MAX_GAMES`, oldest dropped)."""
+    """The games in memory, by random id (at most :data:`MAX_GAMES`, the least recently used dropped)."""
 
     def __init__(self, limit: int = MAX_GAMES):
         self.limit = limit
