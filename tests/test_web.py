@@ -888,3 +888,28 @@ def test_the_page_in_spanish_and_remembered(browser_server):
         driver.save_screenshot(str(Path(os.environ["TUTE_WEB_SCREENSHOTS"]) / "web_spanish.png"))
     Select(driver.find_element(By.ID, "lang")).select_by_value("en")
     assert driver.find_element(By.ID, "new-game").text == "New game"
+    # from the page: an expert hand played through the API while the page keeps asking for the
+    # options; each answers promptly (the bots think off the event loop)
+    driver.set_script_timeout(120)
+    got = driver.execute_async_script("""
+        const done = arguments[0];
+        const post = (p, b) => fetch(p, {method: "POST", headers: {"Content-Type": "application/json"},
+                                         body: JSON.stringify(b)}).then((r) => r.json());
+        (async () => {
+          let v = await post("/api/new", {preset: "two_player", level: "expert", seed: 5});
+          const times = [];
+          let moving = true;
+          const mover = (async () => {
+            while (!v.done) v = await post(`/api/games/${v.id}/act`, {action: v.legal[0].action});
+            moving = false;
+          })();
+          while (moving) {
+            const t = performance.now();
+            await fetch("/api/options");
+            times.push(performance.now() - t);
+          }
+          await mover;
+          done({n: times.length, max: Math.max(...times), over: v.done});
+        })().catch((e) => done({error: String(e)}));
+    """)
+    assert got.get("over") and got["n"] > 0 and got["max"] < 500, got

@@ -72,7 +72,6 @@ WORDS: dict[str, dict[str, str]] = {
         "p_dimmed": " (the dimmed ones are not allowed now)",
         "p_or": ", or first: {what} (the buttons)",
         "p_declare_lead": "sing, declare Tute or exchange",
-        "arrastre": "arrastre",
     },
     "es": {
         "you": "Tú",
@@ -121,7 +120,6 @@ WORDS: dict[str, dict[str, str]] = {
         "p_dimmed": " (las atenuadas no se pueden echar ahora)",
         "p_or": ", o antes: {what} (los botones)",
         "p_declare_lead": "cantar o cambiar el siete",
-        "arrastre": "arrastre",
     },
 }
 
