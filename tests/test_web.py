@@ -776,10 +776,10 @@ def test_sides_are_named_as_everywhere_else():
     two, four = PRESETS["two_player"], PRESETS["partnership"]
     assert match_over_text(two, 1, 0) == "player_1 wins the match."
     assert match_over_text(two, 0, 0) == "You win the match!"
-    assert match_over_text(four, 1, 0) == "side 1 (player_1 and player_3) wins the match."
-    assert match_over_text(four, 1, 2) == "side 1 (player_1 and player_3) wins the match."
-    assert match_over_text(four, 0, 1) == "side 0 (player_0 and player_2) wins the match."
-    assert match_over_text(two, 1, 0, "es") == "jugador 1 gana la partida."
+    assert match_over_text(four, 1, 0) == "Side 1 (player_1 and player_3) wins the match."
+    assert match_over_text(four, 1, 2) == "Side 1 (player_1 and player_3) wins the match."
+    assert match_over_text(four, 0, 1) == "Side 0 (player_0 and player_2) wins the match."
+    assert match_over_text(two, 1, 0, "es") == "Jugador 1 gana la partida."
     view = _finish_hand(WebGame("two_player", "easy", 0, seed=2))
     assert "Side" not in view["result"]["text"]
 

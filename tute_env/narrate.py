@@ -198,7 +198,7 @@ def hand_summary(rules: Rules, state: State, human: int | None, lang: str = "en"
     if human is not None and winner == rules.side_of(human):
         result = word(lang, "win_you")
     else:
-        result = word(lang, "win", who=side_label(rules, winner, None, lang))
+        result = _sentence(word(lang, "win", who=side_label(rules, winner, None, lang)))
     return f"{over}. " + "; ".join(parts) + f". {result} {games_won(rules, state, 0, lang)}."
 
 
@@ -206,4 +206,9 @@ def match_over_text(rules: Rules, winner: int, human: int | None, lang: str = "e
     """``"You win the match!"``, ``"player_1 wins the match."``, ``"side 1 (...) wins the match."``."""
     if human is not None and winner == rules.side_of(human):
         return word(lang, "match_you")
-    return word(lang, "match", who=side_label(rules, winner, None, lang))
+    return _sentence(word(lang, "match", who=side_label(rules, winner, None, lang)))
+
+
+def _sentence(text: str) -> str:
+    """A capital at the start of a sentence, but ``player_1`` stays as written everywhere."""
+    return text if text.startswith("player_") else text[:1].upper() + text[1:]

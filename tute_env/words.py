@@ -63,6 +63,7 @@ WORDS: dict[str, dict[str, str]] = {
         "why_tute": "Tute",
         "match_you": "You win the match!",
         "match": "{who} wins the match.",
+        "match_score": "Match score: {score} (to {target})",
         # the web table's prompt
         "p_over": "Hand over: the result is in the box.",
         "p_waiting": "{who} to play",
@@ -112,6 +113,7 @@ WORDS: dict[str, dict[str, str]] = {
         "why_tute": "tute",
         "match_you": "¡Ganas la partida!",
         "match": "{who} gana la partida.",
+        "match_score": "Partida: {score} (a {target})",
         "p_over": "Fin de la mano: el resultado está en el recuadro.",
         "p_waiting": "juega {who}",
         "p_lead": "Te toca: sal con una carta",

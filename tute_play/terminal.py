@@ -234,8 +234,9 @@ def run(rules: Rules, human: int, bots: dict, io: Console, seed: int | None = No
             io.say(render_text(rules, state, 0, viewer=human, show_all=True, symbols=symbols))
             io.say(hand_summary(rules, state, human, lang))
             result = match.hand_over(state, np.zeros(1, np.intp))
-            io.say("Match score: " + ", ".join(f"{side_label(rules, x, human, lang)}: {v}" for x, v in enumerate(_score(match)))
-                   + f" (to {rules.target_points if rules.match == 'target_points' else rules.target_games})")
+            io.say(word(lang, "match_score", score=", ".join(f"{side_label(rules, x, human, lang)}: {v}"
+                                                             for x, v in enumerate(_score(match))),
+                        target=rules.target_points if rules.match == "target_points" else rules.target_games))
             winner = int(result["match_winner"][0])
             if winner >= 0:
                 io.say(match_over_text(rules, winner, human, lang))
