@@ -4,6 +4,7 @@ server started by ``tute-play --web``, as a person uses it."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -401,9 +402,9 @@ def test_requests_answer_promptly_while_a_bot_thinks():
             waiting.start()
             t0 = time.monotonic()
             for path in (f"/api/games/{gid}/record", "/api/options"):
-                status, took, answer = srv.request("GET", path)
+                status, took, _ = srv.request("GET", path)
                 assert status == 200 and took < 0.5, (path, took)
-            status, took, other = srv.request("POST", "/api/new", {"preset": "two_player", "level": "easy"})
+            status, took, _ = srv.request("POST", "/api/new", {"preset": "two_player", "level": "easy"})
             assert status == 200 and took < 1.5, took
             time.sleep(max(0.0, 2 - (time.monotonic() - t0)))
         waiting.join(30)
@@ -724,7 +725,7 @@ def test_the_layout_fits_every_size(browser_server, preset):
         if legal:  # the last legal card (the one a too-wide hand clipped)
             card = legal[-1].get_attribute("data-card")
             legal[-1].click()
-            wait.until(lambda d: card not in d.execute_script(
+            wait.until(lambda d, card=card: card not in d.execute_script(
                 "return [...document.querySelectorAll('#hand .card')].map((c) => c.dataset.card)"))
         else:
             buttons[-1].click()
@@ -855,7 +856,7 @@ def test_a_match_has_a_scoreboard_and_a_recap():
     assert m["over"] and m["text"] in ("You win the match!", "player_1 wins the match.")
     assert max(m["score"]) >= m["target"]
     scores = [h["score"] for h in m["hands"]]
-    assert all(sum(b) > sum(a) for a, b in zip(scores, scores[1:]))  # every hand credits games
+    assert all(sum(b) > sum(a) for a, b in itertools.pairwise(scores))  # every hand credits games
     assert game.table is None  # the bots went with the match
     with pytest.raises(Exception, match="the match is over"):
         game.next_hand()

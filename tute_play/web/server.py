@@ -31,7 +31,6 @@ from pathlib import Path
 
 import anyio
 import anyio.to_thread
-
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
