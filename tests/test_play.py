@@ -237,3 +237,13 @@ def test_replay_counts_hands_from_one_like_hand(tmp_path):
     out = io.StringIO()
     assert main(["--replay", str(path), "--hand", "2"], input_fn=scripted(["q"]), out=out) == 0
     assert "hand 2 of match" in out.getvalue() and "hand 1 " not in out.getvalue().splitlines()[0]
+
+
+def test_illegal_moves_explained_in_spanish():
+    out = io.StringIO()
+    main(["--preset", "two_player", "--level", "easy", "--seed", "1", "--hands", "1", "--plain", "--lang", "es",
+          "--no-history"], input_fn=scripted(["pass", "quit"]), out=out)
+    text = out.getvalue()
+    assert "pass no vale: pasar solo sirve en un turno de cante; ahora tienes que echar una carta. Prueba otra vez." \
+        in text
+    assert "jugadas posibles:" in text and "legal moves" not in text

@@ -82,7 +82,7 @@ def narrate(rules: Rules, seat: int, action: int, state: State, lane: int = 0, y
     return word(lang, "pass" + suffix, **fields)
 
 
-def explain_illegal(rules: Rules, state: State, action: int, lane: int = 0) -> str:
+def explain_illegal(rules: Rules, state: State, action: int, lane: int = 0, lang: str = "en") -> str:
     """Why ``action`` is not legal for the seat to act (R5-R8 in words)."""
     s = state
     seat = int(s.current[lane])
@@ -91,56 +91,57 @@ def explain_illegal(rules: Rules, state: State, action: int, lane: int = 0) -> s
     legal_cards = [a for a in legal if a < NUM_CARDS]
     decision = int(s.decision[lane])
     trump = int(s.trump[lane])
+
+    def w(key, **fields):
+        return word(lang, "ill_" + key, **fields)
+
     if action < NUM_CARDS:
         if not hand >> action & 1:
-            return f"you do not hold {card_str(action)}"
+            return w("not_held", card=card_name(lang, action))
         if decision == DECLARE:
-            return "this is a declaration turn after your partner's trick: sing, declare Tute or pass; you play later"
+            return w("declare_turn")
         if decision == FOLLOW:
-            return _follow_reason(rules, s, lane, legal_cards)
-        return f"{card_str(action)} cannot be played now"
+            return _follow_reason(rules, s, lane, legal_cards, lang)
+        return w("card_now", card=card_name(lang, action))
     if SING_BASE <= action < TUTE:
         suit = action - SING_BASE
         name = SUIT_NAMES[suit]
         if s.sung_by[lane, suit] >= 0:
-            return f"{name} has already been sung this hand"
+            return w("sung", suit=name)
         if hand & int(PAIR_SET[suit]) != int(PAIR_SET[suit]):
-            return (f"a cante needs the king and the knight of {name} ({card_str(suit * NUM_FACES + KING)} and "
-                    f"{card_str(suit * NUM_FACES + KNIGHT)}) in your hand")
+            return w("pair", suit=name, king=card_name(lang, suit * NUM_FACES + KING),
+                     knight=card_name(lang, suit * NUM_FACES + KNIGHT))
         if s.tricks_played[lane] == 0 or decision == FOLLOW or s.declared[lane, seat]:
-            return ("you may sing only when your side has just won a trick, before the next lead, "
-                    "once per trick won (R8)")
+            return w("sing_when")
         if suit != trump and rules.forty_before_twenty and legal and (SING_BASE + trump) in legal:
-            return "you hold the 40 in trumps: it must be sung first (R8)"
+            return w("forty_first")
         if suit == trump and rules.forty_before_twenty and s.sang_twenty[lane, seat]:
-            return "after singing a 20 you can no longer sing the 40 this hand (R8)"
+            return w("forty_after")
         if rules.singers == "winner" and s.last_winner[lane] != seat:
-            return "only the trick winner may sing in this variant (singers=winner)"
-        return f"you cannot sing {name} now"
+            return w("winner_only")
+        return w("sing_now", suit=name)
     if action == TUTE:
         if rules.tute == "off":
-            return "Tute is off in this variant"
-        return ("Tute needs all four kings or all four knights, declared when your side has just won a "
-                "trick (R8b)")
+            return w("tute_off")
+        return w("tute")
     if action == EXCHANGE:
         if rules.exchange == "off" or rules.num_players != 2:
-            return "exchanging the turned trump is not part of this variant"
+            return w("ex_off")
         if s.exchanged[lane]:
-            return "the turned trump was already exchanged this hand (once per hand)"
+            return w("ex_done")
         if s.turned_card[lane] < 0 or s.to_draw[lane] <= 0:
-            return "the turned card has been drawn: nothing to exchange"
+            return w("ex_drawn")
         if decision != LEAD:
-            return "you may exchange only when it is your turn to lead (R7)"
+            return w("ex_lead")
         if rules.exchange == "after_win":
-            return ("after winning a trick, the 7 of trumps takes a turned A, 3 or court card, the 2 a "
-                    "turned 4 to 7 (R7)")
-        return f"you need the 7 of trumps ({card_str(trump * NUM_FACES + SEVEN)}) to exchange (R7)"
+            return w("ex_after_win")
+        return w("ex_seven", card=card_name(lang, trump * NUM_FACES + SEVEN))
     if action == PASS:
-        return "pass only declines a declaration turn; now you must play a card"
-    return "not a move"
+        return w("pass")
+    return w("not_move")
 
 
-def _follow_reason(rules: Rules, s: State, lane: int, legal_cards: list[int]) -> str:
+def _follow_reason(rules: Rules, s: State, lane: int, legal_cards: list[int], lang: str = "en") -> str:
     led = int(s.trick[lane, s.trick_leader[lane]])
     led_suit = led // NUM_FACES
     trump = int(s.trump[lane])
@@ -151,14 +152,13 @@ def _follow_reason(rules: Rules, s: State, lane: int, legal_cards: list[int]) ->
     beat = int(beating_set(best, trump))
     if legal_set & ~led_set == 0:
         if legal_set & ~beat == 0:
-            return (f"you must follow suit ({SUIT_NAMES[led_suit]}) and beat {card_str(best)} when you can "
-                    f"(R5): you may play {allowed}")
-        return f"you must follow suit ({SUIT_NAMES[led_suit]}) (R5): you may play {allowed}"
+            return word(lang, "ill_follow_beat", suit=SUIT_NAMES[led_suit], card=card_name(lang, best), allowed=allowed)
+        return word(lang, "ill_follow", suit=SUIT_NAMES[led_suit], allowed=allowed)
     if legal_set & ~trump_set == 0:
         trumped = best // NUM_FACES == trump and led_suit != trump
-        what = f"overtrump {card_str(best)}" if trumped else "trump"
-        return f"you have no {SUIT_NAMES[led_suit]}, so you must {what} when you can (R5): you may play {allowed}"
-    return f"you may play {allowed}"
+        what = word(lang, "ill_overtrump", card=card_name(lang, best)) if trumped else word(lang, "ill_trump")
+        return word(lang, "ill_no_suit", suit=SUIT_NAMES[led_suit], what=what, allowed=allowed)
+    return word(lang, "ill_may_play", allowed=allowed)
 
 
 def side_label(rules: Rules, side: int, human: int | None, lang: str = "en") -> str:

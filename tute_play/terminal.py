@@ -117,12 +117,12 @@ def human_turn(rules: Rules, game: Game, state: State, seat: int, io: Console, s
     menu = cards + [a for a in legal if a >= NUM_CARDS]
     io.say()
     io.say(render_text(rules, state, 0, viewer=seat, symbols=symbols))
-    kind = {LEAD: "your lead", FOLLOW: "your play", DECLARE: "your declaration turn"}[int(state.decision[0])]
+    kind = word(lang, {LEAD: "t_lead", FOLLOW: "t_follow", DECLARE: "t_declare"}[int(state.decision[0])])
     offers = [a for a in legal if SING_BASE <= a <= TUTE]
     if offers:
-        io.say("  cantes on offer: " + ", ".join(describe_action(rules, state, a, lang=lang).split(": ", 1)[1]
-                                                  for a in offers))
-    io.say(f"  {kind}; legal moves:")
+        io.say(word(lang, "t_offers", what=", ".join(describe_action(rules, state, a, lang=lang).split(": ", 1)[1]
+                                                      for a in offers)))
+    io.say(word(lang, "t_legal", kind=kind))
     if cards:
         io.say("   " + "  ".join(f"{k + 1}) {card_str(a)}" for k, a in enumerate(menu) if a < NUM_CARDS))
     for k, a in enumerate(menu):
@@ -151,7 +151,8 @@ def human_turn(rules: Rules, game: Game, state: State, seat: int, io: Console, s
             continue
         if action in legal:
             return action
-        io.say(f"  {action_str(action)} is not allowed: {explain_illegal(rules, state, action)}. Try again.")
+        io.say(word(lang, "t_not_allowed", action=action_str(action),
+                    why=explain_illegal(rules, state, action, lang=lang)))
 
 
 class Narrator:
