@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -54,7 +55,7 @@ def test_plays_a_whole_hand_of_every_preset(preset):
     text = out.getvalue()
     assert code == 0
     assert "legal moves" in text
-    assert "Hand over" in text and "game(s)" in text
+    assert "Hand over" in text and (" 1 game." in text or " games (" in text)
     assert "Match score" in text
 
 
@@ -200,3 +201,49 @@ def test_partner_and_seat_options():
                  "--hands", "1", "--plain"], input_fn=first_legal_forever(), out=out)
     assert code == 0
     assert "You are player_1, partner player_3" in out.getvalue()
+
+
+def test_the_terminal_game_in_spanish():
+    out = io.StringIO()
+    code = main(["--preset", "two_player", "--level", "easy", "--seed", "1", "--hands", "1", "--plain", "--lang", "es",
+                 "--no-history"], input_fn=first_legal_forever(), out=out)
+    text = out.getvalue()
+    assert code == 0
+    assert "Sales con el " in text or "Echas el " in text or "Echas la " in text
+    assert "jugador 1 echa " in text or "jugador 1 sale con " in text
+    assert "se lleva la baza" in text or "Te llevas la baza" in text
+    assert "Fin de la mano" in text and ("1 juego." in text or "juegos (" in text)
+    assert " plays " not in text and "Hand over" not in text
+
+
+def test_the_match_winner_is_named_as_elsewhere():
+    out = io.StringIO()
+    main(["--preset", "two_player", "--level", "easy", "--seed", "3", "--set", "target_games=1", "--plain",
+          "--no-history"], input_fn=first_legal_forever(), out=out)
+    text = out.getvalue()
+    assert "You win the match!" in text or "player_1 wins the match." in text
+    assert "Side 1 wins" not in text
+    (score,) = [line for line in text.splitlines() if line.startswith("Match score")]
+    assert "player_1: " in score and "side" not in score
+
+
+def test_replay_counts_hands_from_one_like_hand(tmp_path):
+    path = tmp_path / "games.jsonl"
+    out = io.StringIO()
+    main(["--preset", "two_player", "--level", "easy", "--seed", "2", "--hands", "2", "--plain", "--record", str(path)],
+         input_fn=first_legal_forever(), out=out)
+    lines = path.read_text().splitlines()
+    assert [json.loads(x)["hand"] for x in lines] == [0, 1]  # the record's field: from 0 (docs/records.md)
+    out = io.StringIO()
+    assert main(["--replay", str(path), "--hand", "2"], input_fn=scripted(["q"]), out=out) == 0
+    assert "hand 2 of match" in out.getvalue() and "hand 1 " not in out.getvalue().splitlines()[0]
+
+
+def test_illegal_moves_explained_in_spanish():
+    out = io.StringIO()
+    main(["--preset", "two_player", "--level", "easy", "--seed", "1", "--hands", "1", "--plain", "--lang", "es",
+          "--no-history"], input_fn=scripted(["pass", "quit"]), out=out)
+    text = out.getvalue()
+    assert "pass no vale: pasar solo sirve en un turno de cante; ahora tienes que echar una carta. Prueba otra vez." \
+        in text
+    assert "jugadas posibles:" in text and "legal moves" not in text

@@ -33,11 +33,13 @@ from .cards import (
 )
 from .core import Game, State
 from .rules import Rules
+from .words import card_name, games_text, points_word, who, word
 
-__all__ = ["describe_action", "explain_illegal", "hand_summary", "narrate"]
+__all__ = ["describe_action", "explain_illegal", "games_won", "hand_summary", "match_over_text", "narrate",
+           "side_label"]
 
 
-def describe_action(rules: Rules, state: State, action: int, lane: int = 0) -> str:
+def describe_action(rules: Rules, state: State, action: int, lane: int = 0, lang: str = "en") -> str:
     """A menu line for a legal action of the seat to act: ``"sing-c: sing 40 in copas (trumps)"``."""
     text = action_str(action)
     if action < NUM_CARDS:
@@ -46,35 +48,41 @@ def describe_action(rules: Rules, state: State, action: int, lane: int = 0) -> s
     if SING_BASE <= action < TUTE:
         suit = action - SING_BASE
         points = 40 if suit == trump else 20
-        return f"{text}: sing {points} in {SUIT_NAMES[suit]}" + (" (trumps)" if suit == trump else "")
+        return (f"{text}: " + word(lang, "d_sing", points=points, points_word=points_word(points), suit=SUIT_NAMES[suit])
+                + (word(lang, "d_trumps") if suit == trump else ""))
     if action == TUTE:
-        return f"{text}: declare Tute (all four kings or knights), wins the hand"
+        return f"{text}: " + word(lang, "d_tute")
     if action == EXCHANGE:
         give = int(Game(rules).exchange_gives(state)[lane])
-        return f"{text}: give your {card_str(give)} for the turned {card_str(int(state.turned_card[lane]))}"
-    return f"{text}: do not declare now"
+        return f"{text}: " + word(lang, "d_exchange", give=card_name(lang, give),
+                                  turned=card_name(lang, int(state.turned_card[lane])))
+    return f"{text}: " + word(lang, "d_pass")
 
 
-def narrate(rules: Rules, seat: int, action: int, state: State, lane: int = 0, you: int | None = None) -> str:
+def narrate(rules: Rules, seat: int, action: int, state: State, lane: int = 0, you: int | None = None,
+            lang: str = "en") -> str:
     """What a seat just did (call with the state before the action)."""
-    who = "You" if seat == you else f"player_{seat}"
+    mine = seat == you
+    suffix = "_you" if mine else ""
+    fields = {"who": who(lang, seat, you)}
     if action < NUM_CARDS:
         verb = "lead" if state.decision[lane] == LEAD else "play"
-        return f"{who} {verb if who == 'You' else verb + 's'} {card_str(action)}"
+        return word(lang, verb + suffix, card=card_name(lang, action), **fields)
     if SING_BASE <= action < TUTE:
         suit = action - SING_BASE
         points = 40 if suit == state.trump[lane] else 20
-        return f"{who} {'sing' if who == 'You' else 'sings'} {points} in {SUIT_NAMES[suit]} (shows R and C)"
+        return word(lang, "sing" + suffix, points=points, points_word=points_word(points), suit=SUIT_NAMES[suit],
+                    **fields)
     if action == TUTE:
-        return f"{who} {'declare' if who == 'You' else 'declares'} Tute!"
+        return word(lang, "tute" + suffix, **fields)
     if action == EXCHANGE:
         give = int(Game(rules).exchange_gives(state)[lane])
-        return (f"{who} {'exchange' if who == 'You' else 'exchanges'} the {card_str(give)} for the turned "
-                f"{card_str(int(state.turned_card[lane]))}")
-    return f"{who} {'pass' if who == 'You' else 'passes'}"
+        return word(lang, "exchange" + suffix, give=card_name(lang, give),
+                    turned=card_name(lang, int(state.turned_card[lane])), **fields)
+    return word(lang, "pass" + suffix, **fields)
 
 
-def explain_illegal(rules: Rules, state: State, action: int, lane: int = 0) -> str:
+def explain_illegal(rules: Rules, state: State, action: int, lane: int = 0, lang: str = "en") -> str:
     """Why ``action`` is not legal for the seat to act (R5-R8 in words)."""
     s = state
     seat = int(s.current[lane])
@@ -83,56 +91,57 @@ def explain_illegal(rules: Rules, state: State, action: int, lane: int = 0) -> s
     legal_cards = [a for a in legal if a < NUM_CARDS]
     decision = int(s.decision[lane])
     trump = int(s.trump[lane])
+
+    def w(key, **fields):
+        return word(lang, "ill_" + key, **fields)
+
     if action < NUM_CARDS:
         if not hand >> action & 1:
-            return f"you do not hold {card_str(action)}"
+            return w("not_held", card=card_name(lang, action))
         if decision == DECLARE:
-            return "this is a declaration turn after your partner's trick: sing, declare Tute or pass; you play later"
+            return w("declare_turn")
         if decision == FOLLOW:
-            return _follow_reason(rules, s, lane, legal_cards)
-        return f"{card_str(action)} cannot be played now"
+            return _follow_reason(rules, s, lane, legal_cards, lang)
+        return w("card_now", card=card_name(lang, action))
     if SING_BASE <= action < TUTE:
         suit = action - SING_BASE
         name = SUIT_NAMES[suit]
         if s.sung_by[lane, suit] >= 0:
-            return f"{name} has already been sung this hand"
+            return w("sung", suit=name)
         if hand & int(PAIR_SET[suit]) != int(PAIR_SET[suit]):
-            return (f"a cante needs the king and the knight of {name} ({card_str(suit * NUM_FACES + KING)} and "
-                    f"{card_str(suit * NUM_FACES + KNIGHT)}) in your hand")
+            return w("pair", suit=name, king=card_name(lang, suit * NUM_FACES + KING),
+                     knight=card_name(lang, suit * NUM_FACES + KNIGHT))
         if s.tricks_played[lane] == 0 or decision == FOLLOW or s.declared[lane, seat]:
-            return ("you may sing only when your side has just won a trick, before the next lead, "
-                    "once per trick won (R8)")
+            return w("sing_when")
         if suit != trump and rules.forty_before_twenty and legal and (SING_BASE + trump) in legal:
-            return "you hold the 40 in trumps: it must be sung first (R8)"
+            return w("forty_first")
         if suit == trump and rules.forty_before_twenty and s.sang_twenty[lane, seat]:
-            return "after singing a 20 you can no longer sing the 40 this hand (R8)"
+            return w("forty_after")
         if rules.singers == "winner" and s.last_winner[lane] != seat:
-            return "only the trick winner may sing in this variant (singers=winner)"
-        return f"you cannot sing {name} now"
+            return w("winner_only")
+        return w("sing_now", suit=name)
     if action == TUTE:
         if rules.tute == "off":
-            return "Tute is off in this variant"
-        return ("Tute needs all four kings or all four knights, declared when your side has just won a "
-                "trick (R8b)")
+            return w("tute_off")
+        return w("tute")
     if action == EXCHANGE:
         if rules.exchange == "off" or rules.num_players != 2:
-            return "exchanging the turned trump is not part of this variant"
+            return w("ex_off")
         if s.exchanged[lane]:
-            return "the turned trump was already exchanged this hand (once per hand)"
+            return w("ex_done")
         if s.turned_card[lane] < 0 or s.to_draw[lane] <= 0:
-            return "the turned card has been drawn: nothing to exchange"
+            return w("ex_drawn")
         if decision != LEAD:
-            return "you may exchange only when it is your turn to lead (R7)"
+            return w("ex_lead")
         if rules.exchange == "after_win":
-            return ("after winning a trick, the 7 of trumps takes a turned A, 3 or court card, the 2 a "
-                    "turned 4 to 7 (R7)")
-        return f"you need the 7 of trumps ({card_str(trump * NUM_FACES + SEVEN)}) to exchange (R7)"
+            return w("ex_after_win")
+        return w("ex_seven", card=card_name(lang, trump * NUM_FACES + SEVEN))
     if action == PASS:
-        return "pass only declines a declaration turn; now you must play a card"
-    return "not a move"
+        return w("pass")
+    return w("not_move")
 
 
-def _follow_reason(rules: Rules, s: State, lane: int, legal_cards: list[int]) -> str:
+def _follow_reason(rules: Rules, s: State, lane: int, legal_cards: list[int], lang: str = "en") -> str:
     led = int(s.trick[lane, s.trick_leader[lane]])
     led_suit = led // NUM_FACES
     trump = int(s.trump[lane])
@@ -143,30 +152,63 @@ def _follow_reason(rules: Rules, s: State, lane: int, legal_cards: list[int]) ->
     beat = int(beating_set(best, trump))
     if legal_set & ~led_set == 0:
         if legal_set & ~beat == 0:
-            return (f"you must follow suit ({SUIT_NAMES[led_suit]}) and beat {card_str(best)} when you can "
-                    f"(R5): you may play {allowed}")
-        return f"you must follow suit ({SUIT_NAMES[led_suit]}) (R5): you may play {allowed}"
+            return word(lang, "ill_follow_beat", suit=SUIT_NAMES[led_suit], card=card_name(lang, best), allowed=allowed)
+        return word(lang, "ill_follow", suit=SUIT_NAMES[led_suit], allowed=allowed)
     if legal_set & ~trump_set == 0:
         trumped = best // NUM_FACES == trump and led_suit != trump
-        what = f"overtrump {card_str(best)}" if trumped else "trump"
-        return f"you have no {SUIT_NAMES[led_suit]}, so you must {what} when you can (R5): you may play {allowed}"
-    return f"you may play {allowed}"
+        what = word(lang, "ill_overtrump", card=card_name(lang, best)) if trumped else word(lang, "ill_trump")
+        return word(lang, "ill_no_suit", suit=SUIT_NAMES[led_suit], what=what, allowed=allowed)
+    return word(lang, "ill_may_play", allowed=allowed)
 
 
-def hand_summary(rules: Rules, state: State, human: int) -> str:
+def side_label(rules: Rules, side: int, human: int | None, lang: str = "en") -> str:
+    """How a side is called: ``player_1`` (no partnerships), ``side 1 (player_1 and player_3)``,
+    ``You`` / ``your side`` for the human's."""
+    if human is not None and side == rules.side_of(human):
+        return word(lang, "your_side") if rules.partnerships else word(lang, "you")
+    if not rules.partnerships:
+        return who(lang, side, None)
+    seats = word(lang, "and").join(who(lang, x, None) for x in range(rules.num_players) if rules.side_of(x) == side)
+    return word(lang, "side_of", side=side, seats=seats)
+
+
+def games_won(rules: Rules, state: State, lane: int = 0, lang: str = "en") -> str:
+    """``"2 games (over 100 points)"``: the games a hand credits, and why two."""
+    games = int(state.games[lane])
+    text = games_text(lang, games)
+    if games > 1:
+        why = "why_tute" if state.tute_declarer[lane] >= 0 else "why_100"
+        text += f" ({word(lang, why)})"
+    return text
+
+
+def hand_summary(rules: Rules, state: State, human: int | None, lang: str = "en") -> str:
+    """A finished hand in one line: each side's points, who wins and how many games (and why)."""
     totals = state.totals[0]
-    mine = rules.side_of(human)
     parts = []
     for side in range(rules.num_sides):
-        label = "you" if side == mine else (f"side {side}" if rules.partnerships else f"player_{side}")
-        if rules.partnerships and side == mine:
-            label = "your side"
-        parts.append(
-            f"{label} {int(totals[side])} ({int(state.card_points[0, side])} cards + "
-            f"{int(state.cante_points[0, side])} cantes + {int(state.last_trick_bonus[0, side])} last trick)"
-        )
+        label = side_label(rules, side, human, lang)
+        if label == word(lang, "you"):
+            label = label.lower() if lang == "en" else "tú"
+        parts.append(word(lang, "summary_side", label=label, total=int(totals[side]),
+                          cards=int(state.card_points[0, side]), cantes=int(state.cante_points[0, side]),
+                          last=int(state.last_trick_bonus[0, side])))
     winner = int(state.winner[0])
-    how = " by Tute" if state.tute_declarer[0] >= 0 else ""
-    result = "You win" if winner == mine else ("Side" if rules.partnerships else "player_") + (
-        f" {winner}" if rules.partnerships else f"{winner}") + " wins"
-    return f"Hand over{how}. " + "; ".join(parts) + f". {result} {int(state.games[0])} game(s)."
+    over = word(lang, "hand_over_tute" if state.tute_declarer[0] >= 0 else "hand_over")
+    if human is not None and winner == rules.side_of(human):
+        result = word(lang, "win_you")
+    else:
+        result = _sentence(word(lang, "win", who=side_label(rules, winner, None, lang)))
+    return f"{over}. " + "; ".join(parts) + f". {result} {games_won(rules, state, 0, lang)}."
+
+
+def match_over_text(rules: Rules, winner: int, human: int | None, lang: str = "en") -> str:
+    """``"You win the match!"``, ``"player_1 wins the match."``, ``"side 1 (...) wins the match."``."""
+    if human is not None and winner == rules.side_of(human):
+        return word(lang, "match_you")
+    return _sentence(word(lang, "match", who=side_label(rules, winner, None, lang)))
+
+
+def _sentence(text: str) -> str:
+    """A capital at the start of a sentence, but ``player_1`` stays as written everywhere."""
+    return text if text.startswith("player_") else text[:1].upper() + text[1:]

@@ -54,6 +54,8 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
     parser.add_argument("--seed", type=int, default=None, help="seed for the deals and the bots")
     parser.add_argument("--hands", type=int, default=None, help="stop after this many hands")
     parser.add_argument("--plain", action="store_true", help="suit letters instead of suit symbols")
+    parser.add_argument("--lang", default="en", choices=["en", "es"],
+                        help="the language of the moves' narration and the results (es: Spanish as players say it)")
     parser.add_argument("--record", metavar="FILE",
                         help="append the record of every hand played to FILE instead of the history file")
     parser.add_argument("--no-history", action="store_true",
@@ -113,7 +115,7 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
         parser.error(f"--record {args.record}: cannot write it: {err.strerror or err}")
     try:
         run(rules, args.seat, bots, io, seed=args.seed, hands=args.hands, symbols=not args.plain, record=writer,
-            players=seat_specs(rules, args.seat, opponent, args.partner), variant=args.preset)
+            players=seat_specs(rules, args.seat, opponent, args.partner), variant=args.preset, lang=args.lang)
     except KeyboardInterrupt:
         io.say("\nBye.")
         return 130

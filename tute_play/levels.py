@@ -3,6 +3,8 @@ with a human."""
 
 from __future__ import annotations
 
+import threading
+
 from agents import make_agent
 from tute_env.rules import Rules
 
@@ -25,7 +27,36 @@ def seat_specs(rules: Rules, human: int, opponent: str, partner: str | None) -> 
             for seat in range(rules.num_players)]
 
 
+_NETS: dict = {}
+_NETS_LOCK = threading.Lock()
+
+
+def shared_net(rules: Rules):
+    """The shipped network of ``rules``, loaded once per process and shared by every bot that
+    plays it (inference only): a server with many trained or expert games holds one copy."""
+    with _NETS_LOCK:
+        if rules not in _NETS:
+            from agents.ppo import PPOAgent  # torch: only for the network levels
+
+            _NETS[rules] = PPOAgent(rules).net.eval()
+        return _NETS[rules]
+
+
+def make_level_agent(spec: str, rules: Rules, seed: int):
+    """``make_agent(spec, rules, seed)``, the shipped network shared (:func:`shared_net`) for the
+    network levels' agents (``ppo``, ``search``)."""
+    if spec == "ppo":
+        from agents.ppo import PPOAgent
+
+        return PPOAgent(rules, seed=seed, net=shared_net(rules))
+    if spec == "search":
+        from agents.search import SearchAgent
+
+        return SearchAgent(rules, seed=seed, net=shared_net(rules))
+    return make_agent(spec, rules, seed=seed)
+
+
 def make_bots(rules: Rules, human: int, opponent: str, partner: str | None, seed: int) -> dict:
     """The agent of every seat but the human's."""
     specs = seat_specs(rules, human, opponent, partner)
-    return {seat: make_agent(spec, rules, seed=seed + seat) for seat, spec in enumerate(specs) if seat != human}
+    return {seat: make_level_agent(spec, rules, seed + seat) for seat, spec in enumerate(specs) if seat != human}

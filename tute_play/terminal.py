@@ -36,12 +36,13 @@ from tute_env.cards import (
 )
 from tute_env.core import Game, State
 from tute_env.deal import random_deals
-from tute_env.narrate import describe_action, explain_illegal, hand_summary, narrate
+from tute_env.narrate import describe_action, explain_illegal, hand_summary, match_over_text, narrate, side_label
 from tute_env.records import Record, Recorder, RecordError, RecordWriter, load_records, replay
 from tute_env.render import render_text
 from tute_env.rules import Rules
 from tute_env.scoring import Scoring
 from tute_env.table import LEARNER, Table
+from tute_env.words import who, word
 
 
 class Quit(Exception):
@@ -110,22 +111,23 @@ class Console:
 
 
 def human_turn(rules: Rules, game: Game, state: State, seat: int, io: Console, symbols: bool,
-               history: Sequence[str] = ()) -> int:
+               history: Sequence[str] = (), lang: str = "en") -> int:
     legal = [a for a in range(NUM_ACTIONS) if int(state.legal[0]) >> a & 1]
     cards = sorted((a for a in legal if a < NUM_CARDS), key=lambda c: (c // NUM_FACES, -CARD_STRENGTH[c]))
     menu = cards + [a for a in legal if a >= NUM_CARDS]
     io.say()
     io.say(render_text(rules, state, 0, viewer=seat, symbols=symbols))
-    kind = {LEAD: "your lead", FOLLOW: "your play", DECLARE: "your declaration turn"}[int(state.decision[0])]
+    kind = word(lang, {LEAD: "t_lead", FOLLOW: "t_follow", DECLARE: "t_declare"}[int(state.decision[0])])
     offers = [a for a in legal if SING_BASE <= a <= TUTE]
     if offers:
-        io.say("  cantes on offer: " + ", ".join(describe_action(rules, state, a).split(": ", 1)[1] for a in offers))
-    io.say(f"  {kind}; legal moves:")
+        io.say(word(lang, "t_offers", what=", ".join(describe_action(rules, state, a, lang=lang).split(": ", 1)[1]
+                                                      for a in offers)))
+    io.say(word(lang, "t_legal", kind=kind))
     if cards:
         io.say("   " + "  ".join(f"{k + 1}) {card_str(a)}" for k, a in enumerate(menu) if a < NUM_CARDS))
     for k, a in enumerate(menu):
         if a >= NUM_CARDS:
-            io.say(f"   {k + 1}) {describe_action(rules, state, a)}")
+            io.say(f"   {k + 1}) {describe_action(rules, state, a, lang=lang)}")
     while True:
         text = io.ask("your move> ")
         low = text.strip().lower()
@@ -149,15 +151,16 @@ def human_turn(rules: Rules, game: Game, state: State, seat: int, io: Console, s
             continue
         if action in legal:
             return action
-        io.say(f"  {action_str(action)} is not allowed: {explain_illegal(rules, state, action)}. Try again.")
+        io.say(word(lang, "t_not_allowed", action=action_str(action),
+                    why=explain_illegal(rules, state, action, lang=lang)))
 
 
 class Narrator:
     """An action hook of the table: tells the human what every seat does, then who took each
     trick and what the human drew."""
 
-    def __init__(self, rules: Rules, human: int, io: Console):
-        self.rules, self.human, self.io = rules, human, io
+    def __init__(self, rules: Rules, human: int, io: Console, lang: str = "en"):
+        self.rules, self.human, self.io, self.lang = rules, human, io, lang
         self.tricks = self.hand = None
         self.played: list[str] = []  # the trick in progress: "player_1 Ao", ...
         self.history: list[str] = []  # the tricks of this hand, one line each
@@ -165,7 +168,7 @@ class Narrator:
     def __call__(self, state: State, lanes: np.ndarray, actions: np.ndarray) -> None:
         self.catch_up(state)
         seat = int(state.current[0])
-        self.io.say(narrate(self.rules, seat, int(actions[0]), state, you=self.human))
+        self.io.say(narrate(self.rules, seat, int(actions[0]), state, you=self.human, lang=self.lang))
         if actions[0] < NUM_CARDS:
             self.played.append(f"{'you' if seat == self.human else f'player_{seat}'} {card_str(int(actions[0]))}")
         self.tricks, self.hand = int(state.tricks_played[0]), int(state.hands[0, self.human])
@@ -175,9 +178,9 @@ class Narrator:
         """Say what the last action led to: a trick taken, cards drawn."""
         if self.tricks is not None and state.tricks_played[0] > self.tricks:
             winner = int(state.last_winner[0])
-            who = "You win" if winner == self.human else f"player_{winner} wins"
             gained = int(state.card_points[0].sum()) - self.points
-            self.io.say(f"  -> {who} the trick ({gained} points)")
+            self.io.say("  -> " + word(self.lang, "wins_trick_you" if winner == self.human else "wins_trick",
+                                       who=who(self.lang, winner, None), points=gained))
             self.history.append(f"trick {len(self.history) + 1}: {', '.join(self.played)} -> "
                                 f"{'you' if winner == self.human else f'player_{winner}'} ({gained} points)")
             self.played = []
@@ -188,18 +191,18 @@ class Narrator:
 
 
 def play_hand(rules: Rules, state: State, human: int, bots: dict, io: Console, symbols: bool = True,
-              hooks: Sequence = ()) -> State:
+              hooks: Sequence = (), lang: str = "en") -> State:
     """Play one hand from ``state`` (a batch of one game) to its end at a table where the human
     is the learner seat; returns the finished state. ``hooks``: more action hooks (a recorder)."""
     game = Game(rules)
     policies = [bots[seat] for seat in sorted(bots)]
     seats = [LEARNER if seat == human else sorted(bots).index(seat) for seat in range(rules.num_players)]
-    narrator = Narrator(rules, human, io)
+    narrator = Narrator(rules, human, io, lang)
     table = Table(game, policies, seats, hooks=[narrator, *hooks])
     table.advance(state)
     while not state.done[0]:
         narrator.catch_up(state)
-        table.step(state, np.array([human_turn(rules, game, state, human, io, symbols, narrator.history)]))
+        table.step(state, np.array([human_turn(rules, game, state, human, io, symbols, narrator.history, lang)]))
         table.advance(state)
     narrator.catch_up(state)
     return state
@@ -207,7 +210,7 @@ def play_hand(rules: Rules, state: State, human: int, bots: dict, io: Console, s
 
 def run(rules: Rules, human: int, bots: dict, io: Console, seed: int | None = None, hands: int | None = None,
         symbols: bool = True, record: Callable[[Record], object] | None = None, players: Sequence[str] | None = None,
-        variant: str | None = None) -> list[int]:
+        variant: str | None = None, lang: str = "en") -> list[int]:
     """Play hands until the match is won (R10), ``hands`` are played, or the player quits.
     Returns the score per side (games, or points with ``match="target_points"``). ``record``
     receives the game record of every hand played to its end (``players``: the seats' labels;
@@ -225,18 +228,19 @@ def run(rules: Rules, human: int, bots: dict, io: Console, seed: int | None = No
         while True:
             state = game.new_state(random_deals(rules, rng, 1, dealer))
             io.say(f"\n=== Hand {int(match.hands[0]) + 1}: player_{dealer} deals ===")
-            play_hand(rules, state, human, bots, io, symbols, hooks=() if recorder is None else [recorder])
+            play_hand(rules, state, human, bots, io, symbols, hooks=() if recorder is None else [recorder], lang=lang)
             if recorder is not None:
                 recorder.end(state)
             io.say()
             io.say(render_text(rules, state, 0, viewer=human, show_all=True, symbols=symbols))
-            io.say(hand_summary(rules, state, human))
+            io.say(hand_summary(rules, state, human, lang))
             result = match.hand_over(state, np.zeros(1, np.intp))
-            io.say("Match score: " + ", ".join(f"side {x}: {v}" for x, v in enumerate(_score(match))) + f" (to "
-                   f"{rules.target_points if rules.match == 'target_points' else rules.target_games})")
+            io.say(word(lang, "match_score", score=", ".join(f"{side_label(rules, x, human, lang)}: {v}"
+                                                             for x, v in enumerate(_score(match))),
+                        target=rules.target_points if rules.match == "target_points" else rules.target_games))
             winner = int(result["match_winner"][0])
             if winner >= 0:
-                io.say("You win the match!" if winner == rules.side_of(human) else f"Side {winner} wins the match.")
+                io.say(match_over_text(rules, winner, human, lang))
                 break
             if hands is not None and match.hands[0] >= hands:
                 break
@@ -304,9 +308,13 @@ def replay_hand(record: Record, io: Console, symbols: bool = True) -> None:
     """Step forward and back through a recorded hand, played again through the core."""
     states = replay(record)
     total = len(record.actions)
+    # The record's ``hand`` counts from 0 (docs/records.md); people count hands from 1, as --hand does.
     io.say(f"Replay: {record.variant}, " + ", ".join(f"player_{x} = {p}" for x, p in enumerate(record.players))
-           + "".join(f", {name} {getattr(record, name)}" for name in ("match", "hand", "seed", "time")
-                     if getattr(record, name) is not None))
+           + (f", hand {record.hand + 1} of match {record.match}" if record.hand is not None and record.match is not None
+              else f", hand {record.hand + 1} of its match" if record.hand is not None else "")
+           + "".join(f", {name} {getattr(record, name)}" for name in ("seed", "time")
+                     if getattr(record, name) is not None)
+           + ("" if record.hand is not None or record.match is None else f", match {record.match}"))
     io.say(REPLAY_HELP)
     k = 0
     io.say(replay_step(record, states, k, symbols))

@@ -12,14 +12,25 @@ API (JSON; every error is a 4xx ``{"error": message}``):
 * ``GET  /api/preloaded``              the replay of the file given with ``--replay``, if any
 
 No endpoint takes a path: the only file read is the one named on the command line.
+
+Requests from other sites are refused: a state-changing request (any method but GET and HEAD)
+whose ``Origin`` is not this server's own origin, or that a browser marks as cross-site
+(``Sec-Fetch-Site``), is a 403 (:class:`SameOriginMiddleware`); every response, the static
+files' included, carries the CSP (``frame-ancestors 'none'``), ``X-Frame-Options: DENY`` and
+``nosniff``. Bodies are read with a size limit and an idle timeout (408), a replay upload stops
+at its hand limit while it is read; every bad request is a short 4xx.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
+import traceback
 from pathlib import Path
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -32,53 +43,173 @@ from starlette.staticfiles import StaticFiles
 
 from agents.base import shipped_presets
 from tute_env.rules import PRESETS
+from tute_env.words import LANGS, PAGE_WORDS
 
 from ..levels import LEVELS, NETWORK_LEVELS
-from .session import BadRequest, Games, replay_of_text
+from .session import MAX_REPLAY_HANDS, BadRequest, Games, replay_of_text
 
 STATIC = Path(__file__).parent / "static"
 #: The largest request body accepted (a record upload of a few hundred hands fits).
 MAX_BODY = 4 * 1024 * 1024
 _ID = re.compile(r"^[A-Za-z0-9_-]{16}$")
-_SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
+#: How many requests may play moves (bots thinking) at once, in worker threads; more wait their turn
+#: without holding a thread, so reads (views, records, options) always find one.
+MAX_BOT_THREADS = 4
+#: Seconds a request body may stall (no bytes arriving) before the request is refused (408).
+BODY_TIMEOUT = 10.0
+#: Every response's headers (the static files' too: :class:`SecurityHeadersMiddleware`).
+SECURITY_HEADERS = {
+    "Content-Security-Policy": ("default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+                                "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
+    "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Resource-Policy": "same-origin",
 }
+#: The methods that change nothing (and so may come from anywhere, as links do).
+SAFE_METHODS = ("GET", "HEAD")
 
 
 def _error(message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=_SECURITY_HEADERS)
+    return JSONResponse({"error": message}, status_code=status)
 
 
 def _ok(payload) -> JSONResponse:
-    return JSONResponse(payload, headers={**_SECURITY_HEADERS, "Cache-Control": "no-store"})
+    return JSONResponse(payload, headers={"Cache-Control": "no-store"})
 
 
-async def _body(request: Request) -> bytes:
+class SecurityHeadersMiddleware:
+    """Adds :data:`SECURITY_HEADERS` to every HTTP response (pure ASGI: the static files, the
+    errors of the other middleware and the 500s included)."""
+
+    def __init__(self, app):
+        self.app = app
+        self.raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in SECURITY_HEADERS.items()]
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                names = {k for k, _ in message.get("headers", [])}
+                message = {**message, "headers": [*message.get("headers", []),
+                                                  *[(k, v) for k, v in self.raw if k not in names]]}
+            await send(message)
+
+        started = False
+
+        async def send_tracked(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send_with_headers(message)
+
+        try:
+            await self.app(scope, receive, send_tracked)
+        except Exception as exc:  # a bug: a short 500, the details in the server's log only
+            traceback.print_exception(exc, file=sys.stderr)
+            if started:
+                raise
+            await _error("internal error (the server's log has the details)", 500)(scope, receive, send_with_headers)
+
+
+def cross_site_reason(method: str, headers) -> str | None:
+    """Why a request must be refused as coming from another site (None: it may go on).
+
+    A state-changing request (not GET or HEAD) goes on only if its ``Origin`` header is this
+    server's own origin (``http://`` + its Host header); without an ``Origin``, only if the
+    browser's ``Sec-Fetch-Site`` is absent, ``same-origin`` or ``none`` (a typed URL). Browsers send
+    ``Origin`` with every POST, so another site's page cannot pass; a client that is not a browser
+    (curl, a script on this machine) sends neither and may use the API."""
+    if method in SAFE_METHODS:
+        return None
+    origin = headers.get("origin")
+    host = headers.get("host", "")
+    if origin is not None:
+        if origin.lower() in (f"http://{host}".lower(), f"https://{host}".lower()):
+            return None
+        return f"cross-site request refused: Origin {origin[:100]!r} is not this server's"
+    fetch_site = headers.get("sec-fetch-site")
+    if fetch_site is not None and fetch_site not in ("same-origin", "none"):
+        return f"cross-site request refused (Sec-Fetch-Site: {fetch_site[:40]})"
+    return None
+
+
+class SameOriginMiddleware:
+    """Refuses other sites' state-changing requests with a 403 (:func:`cross_site_reason`)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            reason = cross_site_reason(scope["method"], headers)
+            if reason is not None:
+                return await _error(reason, 403)(scope, receive, send)
+        await self.app(scope, receive, send)
+
+
+def _too_large() -> BadRequest:
+    return BadRequest(f"request body too large (at most {MAX_BODY} bytes)", 413)
+
+
+async def _body(request: Request, max_lines: int | None = None) -> bytes:
+    """The request body, at most :data:`MAX_BODY` bytes (413), each chunk arriving within
+    ``request.app.state.body_timeout`` seconds (408: a body shorter than its Content-Length).
+    ``max_lines``: at most that many non-blank lines (413 as soon as the next one starts)."""
     size = request.headers.get("content-length")
-    if size is not None and (not size.isdigit() or int(size) > MAX_BODY):
-        raise BadRequest(f"request body too large (at most {MAX_BODY} bytes)", 413)
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise BadRequest(f"request body too large (at most {MAX_BODY} bytes)", 413)
-    return body
+    if size is not None and (not size.isdigit() or len(size) > 12 or int(size) > MAX_BODY):
+        raise _too_large()
+    timeout = request.app.state.body_timeout
+    chunks, total, lines, tail = [], 0, 0, b""
+    stream = request.stream().__aiter__()
+    while True:
+        try:
+            with anyio.fail_after(timeout):
+                chunk = await stream.__anext__()
+        except StopAsyncIteration:
+            break
+        except TimeoutError:
+            raise BadRequest(f"the request body stopped arriving (nothing for {timeout:g} s): "
+                             "a body shorter than its Content-Length?", 408) from None
+        total += len(chunk)
+        if total > MAX_BODY:
+            raise _too_large()
+        chunks.append(chunk)
+        if max_lines is not None:
+            *done, tail = (tail + chunk).split(b"\n")
+            lines += sum(1 for line in done if line.strip())
+            if lines + (1 if tail.strip() else 0) > max_lines:
+                raise BadRequest(f"more than {max_lines} hands: at most {max_lines} per replay", 413)
+    return b"".join(chunks)
+
+
+def parse_json(body: bytes):
+    """``json.loads`` with every failure a :class:`BadRequest` naming it (never a 500)."""
+    try:
+        return json.loads(body)
+    except UnicodeDecodeError:
+        raise BadRequest("the request body must be UTF-8 JSON") from None
+    except json.JSONDecodeError as err:
+        raise BadRequest(f"the request body must be a JSON object (not valid JSON: {err.msg}, "
+                         f"position {err.pos})") from None
+    except RecursionError:
+        raise BadRequest("the request body is nested too deeply") from None
+    except ValueError as err:  # e.g. an integer of more than 4300 digits
+        raise BadRequest(f"the request body has a bad value: {str(err)[:120]}") from None
 
 
 async def _json_object(request: Request, fields: dict[str, bool]) -> dict:
     """The request's JSON object, with only the known ``fields`` (name -> required)."""
     body = await _body(request)
-    try:
-        data = json.loads(body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise BadRequest("the request body must be a JSON object") from None
+    data = parse_json(body or b"{}")
     if not isinstance(data, dict):
         raise BadRequest("the request body must be a JSON object")
     unknown = sorted(set(data) - set(fields))
     if unknown:
-        raise BadRequest(f"unknown field(s) {unknown}: expected {sorted(fields)}")
+        shown = [name[:40] for name in unknown[:5]] + (["..."] if len(unknown) > 5 else [])
+        raise BadRequest(f"unknown field(s) {shown}: expected {sorted(fields)}")
     missing = [name for name, required in fields.items() if required and name not in data]
     if missing:
         raise BadRequest(f"missing field(s) {missing}")
@@ -92,6 +223,12 @@ def _game_of(request: Request):
     return request.app.state.games.get(game_id)
 
 
+async def _off_loop(request: Request, fn, *args):
+    """``fn(*args)`` in a worker thread, at most :data:`MAX_BOT_THREADS` at once: the event loop
+    never runs a bot or waits on a game lock."""
+    return await anyio.to_thread.run_sync(lambda: fn(*args), limiter=request.app.state.bot_limiter)
+
+
 def _locked(game, change=None, *args):
     """``game.change(*args)`` (if given), then the view, under the game's lock: run off the event
     loop, it waits for a move being played (bots thinking)."""
@@ -102,7 +239,7 @@ def _locked(game, change=None, *args):
 
 
 async def _index(request: Request) -> Response:
-    return FileResponse(STATIC / "index.html", headers=_SECURITY_HEADERS)
+    return FileResponse(STATIC / "index.html")
 
 
 async def _options(request: Request) -> Response:
@@ -114,13 +251,18 @@ async def _options(request: Request) -> Response:
                    for name, bot in LEVELS.items()],
         "defaults": request.app.state.defaults,
         "preloaded": request.app.state.preloaded is not None,
+        "langs": list(LANGS),
+        "words": PAGE_WORDS,
     })
 
 
 async def _new(request: Request) -> Response:
-    data = await _json_object(request, {"preset": True, "level": True, "seat": False, "match": False, "seed": False})
-    game = await run_in_threadpool(request.app.state.games.new, preset=data["preset"], level=data["level"],
-                                   seat=data.get("seat", 0), match=data.get("match", False), seed=data.get("seed"))
+    data = await _json_object(request, {"preset": True, "level": True, "seat": False, "match": False, "seed": False,
+                                        "lang": False})
+    games = request.app.state.games
+    game = await _off_loop(request, lambda: games.new(preset=data["preset"], level=data["level"],
+                                                      seat=data.get("seat", 0), match=data.get("match", False),
+                                                      seed=data.get("seed"), lang=data.get("lang", "en")))
     return _ok(await run_in_threadpool(_locked, game))
 
 
@@ -131,37 +273,45 @@ async def _show(request: Request) -> Response:
 async def _act(request: Request) -> Response:
     game = _game_of(request)
     data = await _json_object(request, {"action": True})
-    return _ok(await run_in_threadpool(_locked, game, "act", data["action"]))
+    return _ok(await _off_loop(request, _locked, game, "act", data["action"]))
 
 
 async def _next_hand(request: Request) -> Response:
     game = _game_of(request)
     await _json_object(request, {})
-    return _ok(await run_in_threadpool(_locked, game, "next_hand"))
+    return _ok(await _off_loop(request, _locked, game, "next_hand"))
 
 
 async def _record(request: Request) -> Response:
+    # No game lock: the finished hands are read while a bot may be thinking (record_text copies
+    # the list of finished records, which only grows).
     game = _game_of(request)
-    with game.lock:
-        text = game.record_text()
+    text = game.record_text()
     name = f"tute-{game.preset}-{game.id[:6]}.jsonl"
     return Response(text, media_type="application/x-ndjson",
-                    headers={**_SECURITY_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'})
+                    headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
 
 
 async def _replay(request: Request) -> Response:
-    body = await _body(request)
+    body = await _body(request, max_lines=MAX_REPLAY_HANDS)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise BadRequest("a record file must be UTF-8 text (JSON Lines)") from None
-    return _ok(await run_in_threadpool(replay_of_text, text))
+    return _ok(await _off_loop(request, replay_of_text, text, _lang(request)))
+
+
+def _lang(request: Request) -> str:
+    lang = request.query_params.get("lang", "en")
+    if lang not in LANGS:
+        raise BadRequest(f"bad lang {lang[:20]!r}: expected one of {list(LANGS)}")
+    return lang
 
 
 async def _preloaded(request: Request) -> Response:
     if request.app.state.preloaded is None:
         raise BadRequest("no record file was given on the command line (tute-play --web --replay FILE)", 404)
-    return _ok(request.app.state.preloaded)
+    return _ok(await _off_loop(request, replay_of_text, request.app.state.preloaded, _lang(request)))
 
 
 async def _bad_request(request: Request, exc: BadRequest) -> Response:
@@ -173,7 +323,9 @@ async def _http_error(request: Request, exc: HTTPException) -> Response:
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
-    return _error(f"internal error: {type(exc).__name__}: {exc}", 500)
+    # The details go to the server's log, not to the client.
+    traceback.print_exception(exc, file=sys.stderr)
+    return _error("internal error (the server's log has the details)", 500)
 
 
 ROUTES = [
@@ -196,11 +348,17 @@ def create_app(defaults: dict | None = None, preloaded: str | None = None, allow
     ``allowed_hosts``: Host headers served (default: the loopback names, against DNS rebinding)."""
     app = Starlette(
         routes=ROUTES,
-        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or ["127.0.0.1", "localhost",
-                                                                                       "[::1]"])],
+        middleware=[Middleware(SecurityHeadersMiddleware),
+                    Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or ["127.0.0.1", "localhost",
+                                                                                       "[::1]"]),
+                    Middleware(SameOriginMiddleware)],
         exception_handlers={BadRequest: _bad_request, HTTPException: _http_error, Exception: _server_error},
     )
     app.state.games = Games()
+    app.state.body_timeout = BODY_TIMEOUT
+    app.state.bot_limiter = anyio.CapacityLimiter(MAX_BOT_THREADS)
     app.state.defaults = {"preset": "two_player", "level": "medium", "seat": 0, **(defaults or {})}
-    app.state.preloaded = replay_of_text(preloaded) if preloaded is not None else None
+    if preloaded is not None:
+        replay_of_text(preloaded)  # checked now: a bad file is refused at start
+    app.state.preloaded = preloaded
     return app

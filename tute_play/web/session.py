@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import weakref
 
 import numpy as np
 
@@ -38,16 +39,19 @@ from tute_env.cards import (
 )
 from tute_env.core import Game, State
 from tute_env.deal import random_deals
-from tute_env.narrate import describe_action, hand_summary, narrate
-from tute_env.records import Record, finished_record, parse_records, replay
+from tute_env.narrate import describe_action, games_won, hand_summary, match_over_text, narrate, side_label
+from tute_env.records import Record, deal_at_start, finished_record, parse_records, replay
 from tute_env.rules import PRESETS, Rules
 from tute_env.scoring import Scoring
 from tute_env.table import LEARNER, Table
+from tute_env.words import LANGS, who, word
 
 from ..levels import LEVELS, NETWORK_LEVELS, make_bots
 
-#: How many games the server keeps; the oldest is dropped beyond this.
+#: How many games the server keeps; the least recently used is dropped beyond this.
 MAX_GAMES = 64
+#: How many hands one game keeps (its records); then the person starts a new game.
+MAX_HANDS = 100
 
 
 class BadRequest(ValueError):
@@ -80,8 +84,8 @@ class HandLog:
     completed tricks, the cantes in the order sung. ``observe`` is called with the state before
     and after each action and returns the event describing it."""
 
-    def __init__(self, rules: Rules, you: int | None):
-        self.rules, self.you = rules, you
+    def __init__(self, rules: Rules, you: int | None, lang: str = "en"):
+        self.rules, self.you, self.lang = rules, you, lang
         self.actions: list[str] = []
         self.tricks: list[dict] = []
         self.cantes: list[dict] = []
@@ -89,7 +93,7 @@ class HandLog:
     def observe(self, before: State, action: int, after: State) -> dict:
         seat = int(before.current[0])
         self.actions.append(action_str(action))
-        text = narrate(self.rules, seat, action, before, you=self.you)
+        text = narrate(self.rules, seat, action, before, you=self.you, lang=self.lang)
         if SING_BASE <= action < TUTE:
             suit = action - SING_BASE
             self.cantes.append({"seat": seat, "suit": SUITS[suit],
@@ -108,12 +112,13 @@ class HandLog:
                 "winner": winner,
                 "points": points,
             })
-            who = "you" if winner == self.you else f"player_{winner}"
-            text += f"; {who} {'take' if winner == self.you else 'takes'} the trick ({points} points)"
+            text += word(self.lang, "takes_you" if winner == self.you else "takes",
+                         who=who(self.lang, winner, None), points=points)
         return {"seat": seat, "action": action_str(action), "kind": _kind(action), "text": text}
 
 
 def table_view(rules: Rules, state: State, log: HandLog, viewer: int | None, show_all: bool) -> dict:
+    lang = log.lang
     """What the page draws: ``viewer``'s information (every hand with ``show_all``)."""
     s, n = state, rules.num_players
     done = bool(s.done[0])
@@ -176,52 +181,86 @@ def table_view(rules: Rules, state: State, log: HandLog, viewer: int | None, sho
             "winner": int(s.winner[0]),
             "games": int(s.games[0]),
             "tute": int(s.tute_declarer[0]) >= 0,
-            "text": hand_summary(rules, s, viewer) if viewer is not None else _replay_summary(rules, s),
+            "text": hand_summary(rules, s, viewer, lang),
+            "winner_name": side_label(rules, int(s.winner[0]), None, lang),
         }
     return view
 
 
-def _replay_summary(rules: Rules, s: State) -> str:
-    how = " by Tute" if s.tute_declarer[0] >= 0 else ""
-    return (f"Hand over{how}: " + ", ".join(f"side {x} {int(t)}" for x, t in enumerate(s.totals[0]))
-            + f". Side {int(s.winner[0])} wins {int(s.games[0])} game(s).")
-
-
-def legal_view(rules: Rules, game: Game, state: State) -> list[dict]:
+def legal_view(rules: Rules, game: Game, state: State, lang: str = "en") -> list[dict]:
     """The legal actions of the seat to act, from the core's mask, with words for each."""
     mask = game.legal_action_mask(state)[0]
     out = []
     for a in np.flatnonzero(mask):
         a = int(a)
-        out.append({"action": action_str(a), "kind": _kind(a), "label": describe_action(rules, state, a)})
+        out.append({"action": action_str(a), "kind": _kind(a), "label": describe_action(rules, state, a, lang=lang)})
     return out
+
+
+def prompt_text(view: dict, lang: str = "en") -> str:
+    """The status line of the person's view: whose turn, what to do (the buttons offered too)."""
+    if view["done"]:
+        return word(lang, "p_over")
+    if not view["legal"]:
+        return word(lang, "p_waiting", who=who(lang, view["current"], None))
+    decision = view["decision"]
+    text = word(lang, {"lead": "p_lead", "follow": "p_follow", "declare": "p_declare"}[decision])
+    cards = sum(a["kind"] == "card" for a in view["legal"])
+    held = len(view["players"][view["seat"]]["hand"])
+    if cards and cards < held:
+        text += word(lang, "p_dimmed")
+    others = [a["label"].split(": ", 1)[1] for a in view["legal"] if a["kind"] not in ("card", "pass")]
+    if cards and others:
+        text += word(lang, "p_or", what="; ".join(others))
+    return text + "."
 
 
 # ----------------------------------------------------------------------------------------------
 # A game against the bots
 # ----------------------------------------------------------------------------------------------
+def short(value, limit: int = 40) -> str:
+    """``repr(value)``, cut to ``limit`` characters: what an error message quotes of the input."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**limit else f"<an integer of {len(str(abs(value)))} digits>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _check_choice(name: str, value, choices) -> str:
     if not isinstance(value, str) or value not in choices:
-        raise BadRequest(f"bad {name} {value!r}: expected one of {sorted(choices)}")
+        raise BadRequest(f"bad {name} {short(value)}: expected one of {sorted(choices)}")
     return value
+
+
+class _WeakHook:
+    """The table's action hook for a game, holding the game weakly: no reference cycle between
+    the game and its table, so a dropped game is freed at once (not at the next full garbage
+    collection), its bots' search state and the network's activations with it."""
+
+    def __init__(self, game: WebGame):
+        self.game = weakref.ref(game)
+
+    def __call__(self, state, lanes, actions) -> None:
+        game = self.game()
+        if game is not None:
+            game._hook(state, lanes, actions)
 
 
 class WebGame:
     """One person (seat ``seat``) against bots of ``level`` in ``preset``: hands one after the
     other, scored as a match (R10) when ``match``; every finished hand becomes a record."""
 
-    def __init__(self, preset="two_player", level="medium", seat=0, match=False, seed=None):
+    def __init__(self, preset="two_player", level="medium", seat=0, match=False, seed=None, lang="en"):
         self.preset = _check_choice("preset", preset, PRESETS)
         self.level = _check_choice("level", level, LEVELS)
+        self.lang = _check_choice("lang", lang, LANGS)
         rules = self.rules = PRESETS[preset]
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rules.num_players:
-            raise BadRequest(f"bad seat {seat!r}: expected an integer 0..{rules.num_players - 1}")
+            raise BadRequest(f"bad seat {short(seat)}: expected an integer 0..{rules.num_players - 1}")
         if not isinstance(match, bool):
-            raise BadRequest(f"bad match {match!r}: expected true or false")
+            raise BadRequest(f"bad match {short(match)}: expected true or false")
         if seed is None:
             seed = secrets.randbits(31)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
-            raise BadRequest(f"bad seed {seed!r}: expected an integer 0..2**31-1")
+            raise BadRequest(f"bad seed {short(seed)}: expected an integer 0..2**31-1")
         if level in NETWORK_LEVELS and preset not in shipped_presets():
             raise BadRequest(f"level {level}: no shipped agent plays {preset} (shipped: {', '.join(shipped_presets())})")
         self.id = secrets.token_urlsafe(12)
@@ -233,11 +272,12 @@ class WebGame:
         order = sorted(bots)
         self.table = Table(self.game, [bots[x] for x in order],
                            [LEARNER if x == seat else order.index(x) for x in range(rules.num_players)],
-                           hooks=[self._hook])
+                           hooks=[_WeakHook(self)])
         self.rng = np.random.default_rng(seed)
         self.scoring = Scoring(rules, "match", "win", 1)
         self.dealer = int(self.rng.integers(rules.num_players))
         self.records: list[dict] = []
+        self.hands: list[dict] = []  # the scoreboard: one row per finished hand
         self.match_winner = -1
         self._deal()
 
@@ -246,7 +286,8 @@ class WebGame:
         deals = random_deals(self.rules, self.rng, 1, self.dealer)
         self.deal = deals[0]
         self.state = self.game.new_state(deals, validate=False)
-        self.log = HandLog(self.rules, self.seat)
+        self.deal = deal_at_start(self.rules, self.state)  # hands in card-id order, as records are written
+        self.log = HandLog(self.rules, self.seat, self.lang)
         self.pending: list[tuple[State, int]] = []
         self.events: list[dict] = []
         self.table.advance(self.state)
@@ -270,6 +311,20 @@ class WebGame:
         results = self.scoring.hand_over(self.state, np.zeros(1, np.intp))
         if self.match:
             self.match_winner = int(results["match_winner"][0])
+        s, rules = self.state, self.rules
+        score = self.scoring.match_points if rules.match == "target_points" else self.scoring.match_games
+        self.hands.append({
+            "hand": len(self.hands) + 1,
+            "points": [int(x) for x in s.totals[0]],
+            "winner": int(s.winner[0]),
+            "winner_name": side_label(rules, int(s.winner[0]), self.seat, self.lang),
+            "games": int(s.games[0]),
+            "why": games_won(rules, s, 0, self.lang),
+            "tute": int(s.tute_declarer[0]) >= 0,
+            "score": [int(x) for x in score[0]],
+        })
+        if self.match_winner >= 0:
+            self.table = None  # the match is over: the bots (and what their search holds) go
         self.records.append(finished_record(
             self.rules, self.deal, self.labels, [action_id(a) for a in self.log.actions], self.state,
             variant=self.preset, match=self.id, hand=len(self.records), seed=self.seed).to_dict())
@@ -279,13 +334,14 @@ class WebGame:
         if self.state.done[0]:
             raise BadRequest("the hand is over: start the next hand", 409)
         if not isinstance(action, str):
-            raise BadRequest(f"bad action {action!r}: expected an action string such as 'Ao', 'sing-c', 'pass'")
+            raise BadRequest(f"bad action {short(action)}: expected an action string such as 'Ao', 'sing-c', 'pass'")
         try:
-            a = action_id(action)
-        except ValueError as err:
-            raise BadRequest(str(err)) from None
+            a = action_id(action[:20])
+        except ValueError:
+            raise BadRequest(f"bad action string {short(action)}: expected a card such as 'Ao', 'sing-c', "
+                             "'tute', 'exchange' or 'pass'") from None
         if not int(self.state.legal[0]) >> a & 1:
-            legal = " ".join(x["action"] for x in legal_view(self.rules, self.game, self.state))
+            legal = " ".join(x["action"] for x in legal_view(self.rules, self.game, self.state, self.lang))
             raise BadRequest(f"{action} is not legal now; legal: {legal}", 422)
         self.table.step(self.state, np.array([a]))
         self.table.advance(self.state)
@@ -296,6 +352,9 @@ class WebGame:
             raise BadRequest("the hand is not over yet", 409)
         if self.match_winner >= 0:
             raise BadRequest("the match is over: start a new game", 409)
+        if len(self.records) >= MAX_HANDS:
+            raise BadRequest(f"this game has {MAX_HANDS} hands, the most one game keeps: download the record "
+                             "and start a new game", 409)
         self.dealer = (self.dealer + 1) % self.rules.num_players
         self._deal()
 
@@ -304,7 +363,7 @@ class WebGame:
         """The person's view now, with the events since the last view (then forgotten)."""
         view = table_view(self.rules, self.state, self.log, self.seat, False)
         to_act = not self.state.done[0] and int(self.state.current[0]) == self.seat
-        view["legal"] = legal_view(self.rules, self.game, self.state) if to_act else []
+        view["legal"] = legal_view(self.rules, self.game, self.state, self.lang) if to_act else []
         rules = self.rules
         score = self.scoring.match_points if rules.match == "target_points" else self.scoring.match_games
         view.update(
@@ -322,10 +381,16 @@ class WebGame:
                 "target": rules.target_points if rules.match == "target_points" else rules.target_games,
                 "winner": self.match_winner,
                 "over": self.match_winner >= 0,
+                "sides": [side_label(rules, x, self.seat, self.lang) for x in range(rules.num_sides)],
+                "hands": list(self.hands),
             },
             records=len(self.records),
             events=self.events,
+            lang=self.lang,
         )
+        view["prompt"] = prompt_text(view, self.lang)
+        if self.match_winner >= 0:
+            view["match"]["text"] = match_over_text(rules, self.match_winner, self.seat, self.lang)
         self.events = []
         return view
 
@@ -333,13 +398,14 @@ class WebGame:
         """The finished hands of this game as JSON Lines."""
         import json
 
-        if not self.records:
+        records = list(self.records)  # a copy: a bot may be finishing a hand in another thread
+        if not records:
             raise BadRequest("no hand finished yet: a record is written when a hand ends", 409)
-        return "".join(json.dumps(rec) + "\n" for rec in self.records)
+        return "".join(json.dumps(rec) + "\n" for rec in records)
 
 
 class Games:
-    """The games in memory, by random id (at most :data:`MAX_GAMES`, oldest dropped)."""
+    """The games in memory, by random id (at most :data:`MAX_GAMES`, the least recently used dropped)."""
 
     def __init__(self, limit: int = MAX_GAMES):
         self.limit = limit
@@ -355,8 +421,11 @@ class Games:
         return game
 
     def get(self, game_id: str) -> WebGame:
+        """The game (404 if unknown); it becomes the most recently used (the last dropped)."""
         with self._lock:
             game = self._games.get(game_id)
+            if game is not None:
+                self._games[game_id] = self._games.pop(game_id)
         if game is None:
             raise BadRequest("unknown game id (games are kept in memory: start a new game)", 404)
         return game
@@ -365,12 +434,12 @@ class Games:
 # ----------------------------------------------------------------------------------------------
 # Replays
 # ----------------------------------------------------------------------------------------------
-def replay_view(record: dict) -> dict:
+def replay_view(record: dict, lang: str = "en") -> dict:
     """A record's hand as the steps of a replay: the view of each state with every hand shown,
     and the move that led to it."""
     states = replay(Record.from_dict(record))
     rules = Rules(**record["rules"])
-    log = HandLog(rules, None)
+    log = HandLog(rules, None, lang)
     steps = [{"event": None, "view": table_view(rules, states[0], log, None, True)}]
     for k, text in enumerate(record["actions"]):
         event = log.observe(states[k], action_id(text), states[k + 1])
@@ -389,14 +458,20 @@ def replay_view(record: dict) -> dict:
 MAX_REPLAY_HANDS = 200
 
 
-def replay_of_text(text: str) -> dict:
-    """Every hand of a record file's text, ready to step through; ``BadRequest`` on bad input."""
+def replay_of_text(text: str, lang: str = "en") -> dict:
+    """Every hand of a record file's text, ready to step through; ``BadRequest`` on bad input.
+    The hand limit is checked before any line is parsed."""
+    count = sum(1 for line in text.splitlines() if line.strip())
+    if count > MAX_REPLAY_HANDS:
+        raise BadRequest(f"{count} hands: at most {MAX_REPLAY_HANDS} per replay", 413)
     try:
         records = [r.to_dict() for r in parse_records(text.splitlines())]
         if not records:
             raise ValueError("no records: expected one JSON object per line (tute-record/1)")
     except ValueError as err:
-        raise BadRequest(f"not a valid record file: {err}", 422) from None
+        raise BadRequest(f"not a valid record file: {str(err)[:300]}", 422) from None
+    except RecursionError:
+        raise BadRequest("not a valid record file: a line is nested too deeply", 422) from None
     if len(records) > MAX_REPLAY_HANDS:
         raise BadRequest(f"{len(records)} hands: at most {MAX_REPLAY_HANDS} per replay", 413)
-    return {"hands": [replay_view(rec) for rec in records]}
+    return {"hands": [replay_view(rec, lang) for rec in records]}

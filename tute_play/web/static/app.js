@@ -7,6 +7,7 @@ const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 
 let options = null;
+let lang = "en";              // the page's language (remembered in localStorage)
 let game = null;              // the last view of the game in play
 let busy = false;             // revealing moves: the hand is not clickable
 let replay = null;            // {hands, hand, step} while replaying
@@ -27,6 +28,28 @@ async function api(method, path, body, raw) {
   return data;
 }
 
+// The page's words, from the server's table (tute_env/words.py), English as the fallback.
+function T(key, fields) {
+  const words = (options && options.words) || { en: {} };
+  let text = (words[lang] && words[lang][key]) ?? (words.en && words.en[key]) ?? key;
+  for (const [k, v] of Object.entries(fields || {})) text = text.split(`{${k}}`).join(String(v));
+  return text;
+}
+
+function applyWords() {
+  document.documentElement.lang = lang;
+  for (const el of document.querySelectorAll("[data-t]")) el.textContent = T(el.dataset.t);
+}
+
+function setLang(value) {
+  lang = value === "es" ? "es" : "en";
+  try { localStorage.setItem("tute-lang", lang); } catch (e) { /* private mode: not remembered */ }
+  $("lang").value = lang;
+  applyWords();
+  if (replay) drawReplay();
+  else if (game && !busy) { render(game, playCtx(game)); renderActions(game.legal); setStatus(game.prompt); }
+}
+
 function showError(msg) {
   const box = $("error");
   box.textContent = msg;
@@ -38,15 +61,17 @@ function showError(msg) {
 // ------------------------------------------------------------------------------------------
 const POSITIONS = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"], 4: ["bottom", "right", "top", "left"] };
 
+function playerName(seat) { return T("player", { seat }); }
+
 function seatName(view, seat, ctx) {
-  if (ctx.mode === "replay") return `player_${seat}`;
-  if (seat === ctx.you) return "You";
-  if (view.partnerships && seat === (ctx.you + 2) % 4) return `Partner (player_${seat})`;
-  return `player_${seat}`;
+  if (ctx.mode === "replay") return playerName(seat);
+  if (seat === ctx.you) return T("you");
+  if (view.partnerships && seat === (ctx.you + 2) % 4) return T("partner", { name: playerName(seat) });
+  return playerName(seat);
 }
 
 function shortName(view, seat, ctx) {
-  return ctx.mode !== "replay" && seat === ctx.you ? "you" : `player_${seat}`;
+  return ctx.mode !== "replay" && seat === ctx.you ? T("you_short") : playerName(seat);
 }
 
 function position(view, seat, ctx) {
@@ -63,10 +88,10 @@ function render(view, ctx) {
     const pos = position(view, p.seat, ctx);
     const mine = ctx.mode === "play" && p.seat === ctx.you;
     const tags = [];
-    if (view.partnerships) tags.push(`side ${p.side}`);
-    if (p.dealer) tags.push("dealer");
+    if (view.partnerships) tags.push(T("side", { side: p.side }));
+    if (p.dealer) tags.push(T("dealer"));
     if (ctx.mode === "play" && p.seat !== ctx.you) tags.push(ctx.labels[p.seat]);
-    if (ctx.mode === "replay" && ctx.players) tags.push(esc(ctx.players[p.seat]));
+    if (ctx.mode === "replay" && ctx.players) tags.push(ctx.players[p.seat]);  // escaped once, below
     const acting = !view.done && view.current === p.seat;
     let cards = "";
     if (p.hand) {
@@ -82,7 +107,7 @@ function render(view, ctx) {
     html += `<div class="seat pos-${pos}${mine ? " mine" : ""}${acting ? " acting" : ""}" data-seat="${p.seat}">` +
       `<div class="label">${esc(seatName(view, p.seat, ctx))}` +
       (tags.length ? ` <span class="tags">${tags.map(esc).join(" &middot; ")}</span>` : "") +
-      (acting ? ` <span class="turn">${view.decision === "declare" ? "to declare" : "to play"}</span>` : "") +
+      (acting ? ` <span class="turn">${esc(T(view.decision === "declare" ? "to_declare" : "to_play"))}</span>` : "") +
       `</div><div class="hand${mine ? " own" : ""}" ${mine ? 'id="hand"' : ""}>${cards}</div></div>`;
   }
   $("seats").innerHTML = html;
@@ -96,17 +121,19 @@ function render(view, ctx) {
       const won = t.seat === last.winner ? " won" : "";
       trick += `<div class="slot slot-${position(view, t.seat, ctx)} faded${won}">${cardSVG(t.card)}</div>`;
     }
-    note = `${esc(shortName(view, last.winner, ctx))} took trick ${last.number} (+${last.points})`;
+    note = esc(T("took_trick", { who: shortName(view, last.winner, ctx), n: last.number, points: last.points }));
   }
   $("trick").innerHTML = trick;
   $("trick-note").innerHTML = note;
   // Trump, turned card, stock
-  let info = `<div class="trump">Trumps: ${suitIcon(view.trump)} <b>${esc(view.trump_name)}</b></div>`;
-  if (view.turned_card) info += `<div class="turned">${esc(view.turned_label)}${cardSVG(view.turned_card)}</div>`;
+  let info = `<div class="trump">${esc(T("trumps"))} ${suitIcon(view.trump)} <b>${esc(view.trump_name)}</b></div>`;
+  if (view.turned_card) info += `<div class="turned">${esc(T(view.partnerships ? "shown_card" : "turned_card"))}${cardSVG(view.turned_card)}</div>`;
   if (view.has_stock) {
-    info += `<div class="stock">stock ${view.stock ? cardSVG(null, { back: true }) : ""}<span>${view.stock} left</span></div>`;
+    info += view.stock || view.turned_card
+      ? `<div class="stock">${esc(T("stock"))} ${view.stock ? cardSVG(null, { back: true }) : ""}<span>${esc(T("left", { n: view.stock }))}</span></div>`
+      : `<div class="stock">${esc(T("arrastre"))}</div>`;
   }
-  info += `<div class="count">trick ${Math.min(view.tricks_played + 1, view.num_tricks)} of ${view.num_tricks}</div>`;
+  info += `<div class="count">${esc(T("trick_of", { n: Math.min(view.tricks_played + 1, view.num_tricks), m: view.num_tricks }))}</div>`;
   $("info").innerHTML = info;
   renderSide(view, ctx);
   // The end of the hand
@@ -116,14 +143,14 @@ function render(view, ctx) {
     let extra = "";
     if (ctx.mode === "play" && game) {
       const m = game.match;
-      if (m.over) extra = `<p class="match-over">${m.winner === sideOf(view, ctx.you) ? "You win the match!" : `Side ${m.winner} wins the match.`}</p>`;
+      if (m.over) extra = `<p class="match-over" id="match-over">${esc(m.text)}</p>` + recap(m);
       extra += `<div class="buttons">` +
-        (m.over ? "" : `<button type="button" id="next-hand">Next hand</button>`) +
-        `<button type="button" id="again">New game</button>` +
-        `<a class="button" href="/api/games/${encodeURIComponent(game.id)}/record" download>Download record</a></div>`;
+        (m.over ? "" : `<button type="button" id="next-hand">${esc(T("next_hand"))}</button>`) +
+        `<button type="button" id="again">${esc(T("new_game"))}</button>` +
+        `<a class="button" href="/api/games/${encodeURIComponent(game.id)}/record" download>${esc(T("download"))}</a></div>`;
     }
     const won = ctx.mode === "play" && view.result.winner === sideOf(view, ctx.you);
-    banner.innerHTML = `<h2 id="result">${ctx.mode === "replay" ? "Hand over" : (won ? "You win the hand" : "You lose the hand")}</h2>` +
+    banner.innerHTML = `<h2 id="result">${esc(T(ctx.mode === "replay" ? "hand_over" : (won ? "win_hand" : "lose_hand")))}</h2>` +
       `<p>${esc(view.result.text)}</p>${extra}`;
     banner.className = ctx.mode === "play" ? (won ? "win" : "lose") : "";
     if ($("next-hand")) $("next-hand").onclick = nextHand;
@@ -135,32 +162,52 @@ function render(view, ctx) {
 
 function sideOf(view, seat) { return view.partnerships ? seat % 2 : seat; }
 
+// The scoreboard: one row per finished hand of the game (points, winner, games and why, the match score after it).
+function scoreboard(m) {
+  if (!m.hands.length) return "";
+  let s = `<table class="scoreboard"><tr><th>${esc(T("col_hand"))}</th><th>${esc(T("col_points"))}</th>` +
+    `<th>${esc(T("col_winner"))}</th><th>${esc(T(m.kind === "points" ? "col_points" : "col_games"))}</th><th>${esc(T("col_score"))}</th></tr>`;
+  for (const h of m.hands) {
+    s += `<tr><td>${h.hand}</td><td>${h.points.join("–")}</td><td>${esc(h.winner_name)}</td>` +
+      `<td>${esc(m.kind === "points" ? h.points[h.winner] : h.why)}</td><td><b>${h.score.join("–")}</b></td></tr>`;
+  }
+  return s + "</table>";
+}
+
+function recap(m) {
+  return `<div class="recap"><h3>${esc(T("recap", { n: m.hands.length }))}</h3>${scoreboard(m)}</div>`;
+}
+
 function suitIcon(suit) {
   return `<svg class="icon" viewBox="0 0 20 20">${suitSign(suit, 10, 10, 8)}</svg>`;
 }
 
 function renderSide(view, ctx) {
-  let s = `<table><tr><th></th><th>cards</th><th>cantes</th><th>last</th><th>total</th></tr>`;
+  let s = `<table><tr><th></th><th>${esc(T("cards"))}</th><th>${esc(T("cantes"))}</th><th>${esc(T("last_trick"))}</th><th>${esc(T("total"))}</th></tr>`;
   for (const sc of view.scores) {
-    const who = view.partnerships ? `side ${sc.side} (${sc.seats.map((x) => shortName(view, x, ctx)).join("+")})` : shortName(view, sc.side, ctx);
+    const who = view.partnerships ? `${T("side", { side: sc.side })} (${sc.seats.map((x) => shortName(view, x, ctx)).join("+")})` : shortName(view, sc.side, ctx);
     s += `<tr><td>${esc(who)}</td><td>${sc.cards}</td><td>${sc.cantes}</td><td>${sc.last}</td><td><b>${sc.total}</b></td></tr>`;
   }
   $("scores").innerHTML = s + "</table>";
   if (ctx.mode === "play" && game) {
     const m = game.match;
-    const names = m.score.map((v, side) => `${view.partnerships ? "side " + side : shortName(view, side, ctx)} ${v}`);
-    $("match-score").textContent = `Hand ${game.hand_number} · ${m.kind}: ${names.join(", ")}` + (m.on ? ` (match to ${m.target})` : "");
+    const names = m.score.map((v, side) => `${m.sides[side]} ${v}`);
+    $("match-score").textContent = T("hand_line", { n: game.hand_number, kind: T(m.kind), score: names.join(", ") }) +
+      (m.on ? T("match_to", { target: m.target }) : "");
+    $("scoreboard").innerHTML = scoreboard(m);
+    $("scoreboard-box").hidden = !m.hands.length;
   } else {
     $("match-score").textContent = ctx.caption || "";
+    $("scoreboard-box").hidden = true;
   }
   $("cantes").innerHTML = view.cantes.length ? view.cantes.map((c) => c.tute
-    ? `<div>${esc(shortName(view, c.seat, ctx))}: <b>Tute!</b></div>`
-    : `<div>${esc(shortName(view, c.seat, ctx))}: ${c.points} in ${suitIcon(c.suit)} ${SUIT_NAMES[c.suit]}</div>`).join("") : "none yet";
+    ? `<div>${esc(shortName(view, c.seat, ctx))}: <b>${esc(T("tute"))}</b></div>`
+    : `<div>${esc(shortName(view, c.seat, ctx))}: ${esc(T("sings", { points: lang === "es" ? (c.points === 40 ? "cuarenta" : "veinte") : c.points }))} ${suitIcon(c.suit)} ${SUIT_NAMES[c.suit]}</div>`).join("") : esc(T("none_yet"));
   $("cantes").className = view.cantes.length ? "" : "muted";
   const tricks = view.tricks.slice().reverse();
   $("tricks").innerHTML = tricks.length ? tricks.map((t) => `<div class="trick-row"><span class="num">${t.number}</span>` +
     t.cards.map((c) => cardSVG(c.card, { cls: c.seat === t.winner ? "mini won" : "mini" })).join("") +
-    `<span>&rarr; ${esc(shortName(view, t.winner, ctx))} +${t.points}</span></div>`).join("") : "none yet";
+    `<span>&rarr; ${esc(shortName(view, t.winner, ctx))} +${t.points}</span></div>`).join("") : esc(T("none_yet"));
   $("tricks").className = tricks.length ? "" : "muted";
 }
 
@@ -195,7 +242,7 @@ async function show(view) {
   busy = false;
   render(view, playCtx(view));
   renderActions(view.legal);
-  setStatus(statusText(view));
+  setStatus(view.prompt);
   const dl = $("download");
   dl.href = view.records ? `/api/games/${encodeURIComponent(view.id)}/record` : "#";
   dl.classList.toggle("disabled", !view.records);
@@ -211,16 +258,6 @@ function highlight(ev) {
     bubble.textContent = ev.action === "pass" ? "pass" : ev.action;
     seat.appendChild(bubble);
   }
-}
-
-function statusText(view) {
-  if (view.done) return view.result.text;
-  if (!view.legal.length) return `player_${view.current} to play`;
-  const cards = view.legal.filter((a) => a.kind === "card").length;
-  const held = view.players[view.seat].hand.length;
-  const what = { lead: "lead a card", follow: "play a card", declare: "declare or pass" }[view.decision] +
-    (cards && cards < held ? " (the dimmed ones are not allowed now)" : "");
-  return `Your turn: ${what}.`;
 }
 
 function setStatus(text) { $("status").textContent = text; }
@@ -262,12 +299,12 @@ async function newGame(ev) {
   closeReplay();
   showError("");
   $("log").innerHTML = "";
-  const body = { preset: $("preset").value, level: $("level").value, seat: Number($("seat").value), match: $("match").checked };
-  setStatus("Dealing...");
+  const body = { preset: $("preset").value, level: $("level").value, seat: Number($("seat").value), match: $("match").checked, lang };
+  setStatus(T("dealing"));
   try {
     busy = true;
     const view = await api("POST", "/api/new", body);
-    log(`New ${view.preset} game against ${view.bot} bots; you are player_${view.seat}.`, "sys");
+    log(T("new_log", { preset: view.preset, bot: view.bot, name: playerName(view.seat) }), "sys");
     await show(view);
   } catch (e) {
     busy = false;
@@ -281,7 +318,7 @@ async function nextHand() {
   busy = true;
   try {
     const view = await api("POST", `/api/games/${encodeURIComponent(game.id)}/next`, {});
-    log(`Hand ${view.hand_number}.`, "sys");
+    log(T("hand_log", { n: view.hand_number }), "sys");
     await show(view);
   } catch (e) {
     busy = false;
@@ -295,12 +332,12 @@ async function nextHand() {
 function openReplay(data) {
   replay = { hands: data.hands, hand: 0, step: 0 };
   $("replay-hand").innerHTML = data.hands.map((h, k) =>
-    `<option value="${k}">${k + 1}: ${esc(h.variant || "")} ${h.result ? "(side " + esc(h.result.winner) + " won)" : ""}</option>`).join("");
+    `<option value="${k}">${k + 1}: ${esc(h.variant || "")} ${h.result ? esc(T("won_by", { side: h.result.winner })) : ""}</option>`).join("");
   $("replay-bar").hidden = false;
   $("actions").hidden = true;
   document.body.classList.add("replaying");
   $("log").innerHTML = "";
-  log(`Replay: ${data.hands.length} hand(s). Every hand is shown.`, "sys");
+  log(T("replay_log", { n: data.hands.length }), "sys");
   drawReplay();
 }
 
@@ -310,17 +347,17 @@ function closeReplay() {
   $("replay-bar").hidden = true;
   $("actions").hidden = false;
   document.body.classList.remove("replaying");
-  if (game) { render(game, playCtx(game)); renderActions(game.legal); setStatus(statusText(game)); }
+  if (game) { render(game, playCtx(game)); renderActions(game.legal); setStatus(game.prompt); }
 }
 
 function drawReplay() {
   const h = replay.hands[replay.hand];
   const step = h.steps[replay.step];
-  const ctx = { mode: "replay", bottom: 0, players: h.players, caption: `Replay of hand ${replay.hand + 1}: ${h.players.join(" vs ")}` };
+  const ctx = { mode: "replay", bottom: 0, players: h.players, caption: T("replay_of", { n: replay.hand + 1, players: h.players.join(" vs ") }) };
   render(step.view, ctx);
-  $("replay-step").textContent = `step ${replay.step} / ${h.steps.length - 1}`;
-  $("replay-event").textContent = step.event ? step.event.text : "the deal";
-  setStatus(step.event ? step.event.text : "The deal: every hand is shown. Step forward with the arrows.");
+  $("replay-step").textContent = T("step", { k: replay.step, n: h.steps.length - 1 });
+  $("replay-event").textContent = step.event ? step.event.text : T("the_deal");
+  setStatus(step.event ? step.event.text : T("deal_status"));
   $("replay-prev").disabled = $("replay-first").disabled = replay.step === 0;
   $("replay-next").disabled = $("replay-last").disabled = replay.step === h.steps.length - 1;
   $("replay-hand").value = String(replay.hand);
@@ -340,9 +377,9 @@ async function uploadReplay(file) {
   if (!file) return;
   try {
     const text = await file.text();
-    openReplay(await api("POST", "/api/replay", text, true));
+    openReplay(await api("POST", `/api/replay?lang=${lang}`, text, true));
   } catch (e) {
-    showError(`Cannot replay ${file.name}: ${e.message}`);
+    showError(T("cannot_replay", { name: file.name, msg: e.message }));
   }
 }
 
@@ -352,7 +389,7 @@ async function uploadReplay(file) {
 function fillSeats() {
   const preset = options.presets.find((p) => p.name === $("preset").value);
   const old = $("seat").value;
-  $("seat").innerHTML = Array.from({ length: preset.num_players }, (_, k) => `<option value="${k}">player_${k}</option>`).join("");
+  $("seat").innerHTML = Array.from({ length: preset.num_players }, (_, k) => `<option value="${k}">${esc(playerName(k))}</option>`).join("");
   if (Number(old) < preset.num_players) $("seat").value = old;
   // Levels played by a shipped network (trained, expert) only for the presets that have one.
   for (const opt of $("level").options) {
@@ -364,6 +401,9 @@ function fillSeats() {
 
 async function start() {
   options = await api("GET", "/api/options");
+  try { lang = localStorage.getItem("tute-lang") || (navigator.language || "").startsWith("es") && "es" || "en"; } catch (e) { lang = "en"; }
+  setLang(lang);
+  $("lang").onchange = (e) => { setLang(e.target.value); fillSeats(); };
   $("preset").innerHTML = options.presets.map((p) =>
     `<option value="${esc(p.name)}">${esc(p.name)} (${p.num_players} players)</option>`).join("");
   $("level").innerHTML = options.levels.map((l) =>
@@ -388,19 +428,19 @@ async function start() {
   });
   document.addEventListener("keydown", (e) => {
     if (!replay || e.target.tagName === "SELECT") return;
-    if (e.key === "ArrowRight") replayGo(replay.step + 1);
-    if (e.key === "ArrowLeft") replayGo(replay.step - 1);
-    if (e.key === "Home") replayGo(0);
-    if (e.key === "End") replayGo(Infinity);
+    const go = { ArrowRight: replay.step + 1, ArrowLeft: replay.step - 1, Home: 0, End: Infinity }[e.key];
+    if (go === undefined) return;
+    e.preventDefault();  // the keys step the replay; they do not scroll the page
+    replayGo(go);
   });
   if (options.preloaded) {
     const b = $("open-preloaded");
     b.hidden = false;
     b.onclick = async () => {
-      try { openReplay(await api("GET", "/api/preloaded")); } catch (e) { showError(e.message); }
+      try { openReplay(await api("GET", `/api/preloaded?lang=${lang}`)); } catch (e) { showError(e.message); }
     };
   }
   document.body.dataset.state = "ready";
 }
 
-start().catch((e) => showError(`Cannot reach the server: ${e.message}`));
+start().catch((e) => showError(T("no_server", { msg: e.message })));

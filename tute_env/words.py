@@ -1,0 +1,290 @@
+"""The words of the game in English and Spanish: one table for the narration
+(:mod:`tute_env.narrate`: the terminal game, the web table and the replays) and the web page
+(sent to it whole by ``GET /api/words``). Spanish as players say it: oros, copas, espadas,
+bastos; "canta las veinte en oros", "las cuarenta", "tute", "arrastre"; "el as de oros".
+
+``word(lang, key, **fields)`` is the text of ``key`` in ``lang`` (English if the key has no
+Spanish entry), formatted with ``fields``.
+"""
+
+from __future__ import annotations
+
+from .cards import NUM_FACES
+
+LANGS = ("en", "es")
+
+#: Face names, by the face index of ``tute_env.cards`` (A 2 3 4 5 6 7 S C R).
+_FACES = {
+    "en": ["ace", "two", "three", "four", "five", "six", "seven", "sota", "caballo", "rey"],
+    "es": ["as", "dos", "tres", "cuatro", "cinco", "seis", "siete", "sota", "caballo", "rey"],
+}
+_SUITS = ["oros", "copas", "espadas", "bastos"]
+
+WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        # narration
+        "you": "You",
+        "player": "player_{seat}",
+        "side": "side {side}",
+        "side_of": "side {side} ({seats})",
+        "your_side": "your side",
+        "and": " and ",
+        "lead_you": "You lead {card}",
+        "lead": "{who} leads {card}",
+        "play_you": "You play {card}",
+        "play": "{who} plays {card}",
+        "sing_you": "You sing {points} in {suit} (shows R and C)",
+        "sing": "{who} sings {points} in {suit} (shows R and C)",
+        "tute_you": "You declare Tute!",
+        "tute": "{who} declares Tute!",
+        "exchange_you": "You exchange the {give} for the turned {turned}",
+        "exchange": "{who} exchanges the {give} for the turned {turned}",
+        "pass_you": "You pass",
+        "pass": "{who} passes",
+        "takes_you": "; you take the trick ({points} points)",
+        "takes": "; {who} takes the trick ({points} points)",
+        "wins_trick_you": "You win the trick ({points} points)",
+        "wins_trick": "{who} wins the trick ({points} points)",
+        # menu lines (describe_action)
+        "d_sing": "sing {points} in {suit}",
+        "d_trumps": " (trumps)",
+        "d_tute": "declare Tute (all four kings or knights), wins the hand",
+        "d_exchange": "give your {give} for the turned {turned}",
+        "d_pass": "do not declare now",
+        # the end of a hand
+        "summary_side": "{label} {total} ({cards} cards + {cantes} cantes + {last} last trick)",
+        "hand_over": "Hand over",
+        "hand_over_tute": "Hand over by Tute",
+        "win_you": "You win",
+        "win": "{who} wins",
+        "games_1": "1 game",
+        "games_n": "{n} games",
+        "why_100": "over 100 points",
+        "why_tute": "Tute",
+        "match_you": "You win the match!",
+        "match": "{who} wins the match.",
+        "match_score": "Match score: {score} (to {target})",
+        # why a move is not allowed (explain_illegal)
+        "ill_not_held": "you do not hold {card}",
+        "ill_declare_turn": "this is a declaration turn after your partner's trick: sing, declare Tute or pass; you play later",
+        "ill_card_now": "{card} cannot be played now",
+        "ill_sung": "{suit} has already been sung this hand",
+        "ill_pair": "a cante needs the king and the knight of {suit} ({king} and {knight}) in your hand",
+        "ill_sing_when": ("you may sing only when your side has just won a trick, before the next lead, "
+                          "once per trick won (R8)"),
+        "ill_forty_first": "you hold the 40 in trumps: it must be sung first (R8)",
+        "ill_forty_after": "after singing a 20 you can no longer sing the 40 this hand (R8)",
+        "ill_winner_only": "only the trick winner may sing in this variant (singers=winner)",
+        "ill_sing_now": "you cannot sing {suit} now",
+        "ill_tute_off": "Tute is off in this variant",
+        "ill_tute": "Tute needs all four kings or all four knights, declared when your side has just won a trick (R8b)",
+        "ill_ex_off": "exchanging the turned trump is not part of this variant",
+        "ill_ex_done": "the turned trump was already exchanged this hand (once per hand)",
+        "ill_ex_drawn": "the turned card has been drawn: nothing to exchange",
+        "ill_ex_lead": "you may exchange only when it is your turn to lead (R7)",
+        "ill_ex_after_win": ("after winning a trick, the 7 of trumps takes a turned A, 3 or court card, the 2 a "
+                             "turned 4 to 7 (R7)"),
+        "ill_ex_seven": "you need the 7 of trumps ({card}) to exchange (R7)",
+        "ill_pass": "pass only declines a declaration turn; now you must play a card",
+        "ill_not_move": "not a move",
+        "ill_follow_beat": "you must follow suit ({suit}) and beat {card} when you can (R5): you may play {allowed}",
+        "ill_follow": "you must follow suit ({suit}) (R5): you may play {allowed}",
+        "ill_no_suit": "you have no {suit}, so you must {what} when you can (R5): you may play {allowed}",
+        "ill_overtrump": "overtrump {card}",
+        "ill_trump": "trump",
+        "ill_may_play": "you may play {allowed}",
+        # the terminal game
+        "t_offers": "  cantes on offer: {what}",
+        "t_legal": "  {kind}; legal moves:",
+        "t_lead": "your lead", "t_follow": "your play", "t_declare": "your declaration turn",
+        "t_not_allowed": "  {action} is not allowed: {why}. Try again.",
+        # the web table's prompt
+        "p_over": "Hand over: the result is in the box.",
+        "p_waiting": "{who} to play",
+        "p_lead": "Your turn: lead a card",
+        "p_follow": "Your turn: play a card",
+        "p_declare": "Your turn: declare or pass",
+        "p_dimmed": " (the dimmed ones are not allowed now)",
+        "p_or": ", or first: {what} (the buttons)",
+        "p_declare_lead": "sing, declare Tute or exchange",
+    },
+    "es": {
+        "you": "Tú",
+        "player": "jugador {seat}",
+        "side": "pareja {side}",
+        "side_of": "pareja {side} ({seats})",
+        "your_side": "tu pareja",
+        "and": " y ",
+        "lead_you": "Sales con {card}",
+        "lead": "{who} sale con {card}",
+        "play_you": "Echas {card}",
+        "play": "{who} echa {card}",
+        "sing_you": "Cantas las {points_word} en {suit}",
+        "sing": "{who} canta las {points_word} en {suit}",
+        "tute_you": "¡Cantas tute!",
+        "tute": "¡{who} canta tute!",
+        "exchange_you": "Cambias {give} por la muestra, {turned}",
+        "exchange": "{who} cambia {give} por la muestra, {turned}",
+        "pass_you": "Pasas",
+        "pass": "{who} pasa",
+        "takes_you": "; te llevas la baza ({points} puntos)",
+        "takes": "; {who} se lleva la baza ({points} puntos)",
+        "wins_trick_you": "Te llevas la baza ({points} puntos)",
+        "wins_trick": "{who} se lleva la baza ({points} puntos)",
+        "d_sing": "cantar las {points_word} en {suit}",
+        "d_trumps": " (triunfo)",
+        "d_tute": "cantar tute (los cuatro reyes o los cuatro caballos): gana la mano",
+        "d_exchange": "cambiar {give} por la muestra, {turned}",
+        "d_pass": "no cantar ahora",
+        "summary_side": "{label} {total} ({cards} de cartas + {cantes} de cantes + {last} de últimas)",
+        "hand_over": "Fin de la mano",
+        "hand_over_tute": "Fin de la mano por tute",
+        "win_you": "Ganas",
+        "win": "{who} gana",
+        "games_1": "1 juego",
+        "games_n": "{n} juegos",
+        "why_100": "más de 100 puntos",
+        "why_tute": "tute",
+        "match_you": "¡Ganas la partida!",
+        "match": "{who} gana la partida.",
+        "match_score": "Partida: {score} (a {target})",
+        "ill_not_held": "no tienes {card}",
+        "ill_declare_turn": "es un turno de cante tras la baza de tu compañero: canta, canta tute o pasa; echas después",
+        "ill_card_now": "{card} no se puede echar ahora",
+        "ill_sung": "ya se ha cantado en {suit} en esta mano",
+        "ill_pair": "para cantar hacen falta el rey y el caballo de {suit} ({king} y {knight}) en tu mano",
+        "ill_sing_when": ("solo se canta cuando tu pareja acaba de ganar una baza, antes de la siguiente salida, "
+                          "una vez por baza ganada (R8)"),
+        "ill_forty_first": "tienes las cuarenta: hay que cantarlas primero (R8)",
+        "ill_forty_after": "después de cantar unas veinte ya no puedes cantar las cuarenta en esta mano (R8)",
+        "ill_winner_only": "en esta variante solo canta quien gana la baza (singers=winner)",
+        "ill_sing_now": "no puedes cantar en {suit} ahora",
+        "ill_tute_off": "en esta variante no se canta tute",
+        "ill_tute": ("el tute pide los cuatro reyes o los cuatro caballos, y se canta cuando tu pareja acaba de "
+                     "ganar una baza (R8b)"),
+        "ill_ex_off": "en esta variante no se cambia la muestra",
+        "ill_ex_done": "la muestra ya se cambió en esta mano (una vez por mano)",
+        "ill_ex_drawn": "la muestra ya se robó: no hay nada que cambiar",
+        "ill_ex_lead": "solo puedes cambiar cuando te toca salir (R7)",
+        "ill_ex_after_win": ("tras ganar una baza, el siete de triunfo se cambia por un as, un tres o una figura de "
+                             "muestra, el dos por un cuatro a siete (R7)"),
+        "ill_ex_seven": "necesitas el siete de triunfo ({card}) para cambiar (R7)",
+        "ill_pass": "pasar solo sirve en un turno de cante; ahora tienes que echar una carta",
+        "ill_not_move": "no es una jugada",
+        "ill_follow_beat": "tienes que asistir ({suit}) y montar a {card} si puedes (R5): puedes echar {allowed}",
+        "ill_follow": "tienes que asistir ({suit}) (R5): puedes echar {allowed}",
+        "ill_no_suit": "no tienes {suit}, así que tienes que {what} si puedes (R5): puedes echar {allowed}",
+        "ill_overtrump": "contrafallar a {card}",
+        "ill_trump": "fallar",
+        "ill_may_play": "puedes echar {allowed}",
+        "t_offers": "  cantes posibles: {what}",
+        "t_legal": "  {kind}; jugadas posibles:",
+        "t_lead": "sales tú", "t_follow": "echas tú", "t_declare": "tu turno de cante",
+        "t_not_allowed": "  {action} no vale: {why}. Prueba otra vez.",
+        "p_over": "Fin de la mano: el resultado está en el recuadro.",
+        "p_waiting": "juega {who}",
+        "p_lead": "Te toca: sal con una carta",
+        "p_follow": "Te toca: echa una carta",
+        "p_declare": "Te toca: canta o pasa",
+        "p_dimmed": " (las atenuadas no se pueden echar ahora)",
+        "p_or": ", o antes: {what} (los botones)",
+        "p_declare_lead": "cantar o cambiar el siete",
+    },
+}
+
+
+def check_lang(lang: str) -> str:
+    if lang not in LANGS:
+        raise ValueError(f"bad language {lang!r}: expected one of {', '.join(LANGS)}")
+    return lang
+
+
+def word(lang: str, key: str, **fields) -> str:
+    table = WORDS.get(lang, WORDS["en"])
+    text = table.get(key, WORDS["en"][key])
+    return text.format(**fields) if fields else text
+
+
+def card_name(lang: str, card: int) -> str:
+    """``"el as de oros"`` (es), ``"Ao"`` (en: the card string players of this project type)."""
+    from .cards import card_str
+
+    if lang != "es":
+        return card_str(card)
+    face, suit = _FACES["es"][card % NUM_FACES], _SUITS[card // NUM_FACES]
+    article = "la" if face == "sota" else "el"
+    return f"{article} {face} de {suit}"
+
+
+def points_word(points: int) -> str:
+    """Spanish cantes: ``"veinte"`` or ``"cuarenta"``."""
+    return "cuarenta" if points == 40 else "veinte"
+
+
+def who(lang: str, seat: int, you: int | None) -> str:
+    return word(lang, "you") if seat == you else word(lang, "player", seat=seat)
+
+
+def games_text(lang: str, games: int) -> str:
+    return word(lang, "games_1") if games == 1 else word(lang, "games_n", n=games)
+
+
+#: The web page's own words (labels, buttons, headings), by key; the page picks a language and
+#: falls back to English. The narration and the prompt come from the server in the game's language.
+PAGE_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "lang": "Language", "preset": "Preset", "bots": "Bots", "seat": "Your seat", "match": "match",
+        "new_game": "New game", "download": "Download record", "replay_file": "Replay a record…",
+        "replay_given": "Replay the given file",
+        "welcome1": "Choose a preset, the bots' level and your seat, then New game.",
+        "welcome2": "Or load a record file with Replay a record.",
+        "score": "Score", "scoreboard": "Hands of the match", "cantes": "Cantes", "tricks": "Tricks",
+        "moves": "Moves (newest first)", "none_yet": "none yet",
+        "hand": "Hand", "first": "« first", "back": "◀ back", "forward": "forward ▶", "last": "last »",
+        "close_replay": "Close replay",
+        "you": "You", "you_short": "you", "partner": "Partner ({name})", "player": "player_{seat}",
+        "side": "side {side}", "dealer": "dealer", "to_declare": "to declare", "to_play": "to play",
+        "took_trick": "{who} took trick {n} (+{points})", "trumps": "Trumps:", "shown_card": "shown card",
+        "turned_card": "turned card", "stock": "stock", "left": "{n} left", "arrastre": "arrastre (no stock: follow and beat)",
+        "trick_of": "trick {n} of {m}",
+        "win_hand": "You win the hand", "lose_hand": "You lose the hand", "hand_over": "Hand over",
+        "next_hand": "Next hand", "cards": "cards", "last_trick": "last", "total": "total",
+        "hand_line": "Hand {n} · {kind}: {score}", "match_to": " (match to {target})", "games": "games",
+        "points": "points", "tute": "Tute!", "sings": "{points} in",
+        "new_log": "New {preset} game against {bot} bots; you are {name}.", "hand_log": "Hand {n}.",
+        "replay_log": "Replay: {n} hand(s). Every hand is shown.", "step": "step {k} / {n}", "the_deal": "the deal",
+        "deal_status": "The deal: every hand is shown. Step forward with the arrows.", "dealing": "Dealing...",
+        "no_server": "Cannot reach the server: {msg}", "cannot_replay": "Cannot replay {name}: {msg}",
+        "replay_of": "Replay of hand {n}: {players}", "won_by": "(side {side} won)",
+        "col_hand": "#", "col_points": "points", "col_winner": "winner", "col_games": "games", "col_score": "match",
+        "recap": "The match in {n} hands", "match_over": "Match over",
+    },
+    "es": {
+        "lang": "Idioma", "preset": "Modalidad", "bots": "Bots", "seat": "Tu asiento", "match": "partida",
+        "new_game": "Nueva partida", "download": "Descargar registro", "replay_file": "Ver un registro…",
+        "replay_given": "Ver el registro dado",
+        "welcome1": "Elige la modalidad, el nivel de los bots y tu asiento, y pulsa Nueva partida.",
+        "welcome2": "O abre un registro con Ver un registro.",
+        "score": "Puntos", "scoreboard": "Manos de la partida", "cantes": "Cantes", "tricks": "Bazas",
+        "moves": "Jugadas (la última arriba)", "none_yet": "todavía nada",
+        "hand": "Mano", "first": "« inicio", "back": "◀ atrás", "forward": "adelante ▶", "last": "final »",
+        "close_replay": "Cerrar",
+        "you": "Tú", "you_short": "tú", "partner": "Compañero ({name})", "player": "jugador {seat}",
+        "side": "pareja {side}", "dealer": "reparte", "to_declare": "canta", "to_play": "juega",
+        "took_trick": "{who}: baza {n} (+{points})", "trumps": "Triunfo:", "shown_card": "muestra",
+        "turned_card": "muestra", "stock": "monte", "left": "quedan {n}", "arrastre": "arrastre (sin monte: asistir y montar)",
+        "trick_of": "baza {n} de {m}",
+        "win_hand": "Ganas la mano", "lose_hand": "Pierdes la mano", "hand_over": "Fin de la mano",
+        "next_hand": "Siguiente mano", "cards": "cartas", "last_trick": "últimas", "total": "total",
+        "hand_line": "Mano {n} · {kind}: {score}", "match_to": " (partida a {target})", "games": "juegos",
+        "points": "puntos", "tute": "¡Tute!", "sings": "las {points} en",
+        "new_log": "Nueva partida de {preset} contra bots {bot}; eres {name}.", "hand_log": "Mano {n}.",
+        "replay_log": "Registro: {n} mano(s). Se ven todas las cartas.", "step": "paso {k} / {n}",
+        "the_deal": "el reparto", "deal_status": "El reparto: se ven todas las manos. Avanza con las flechas.",
+        "dealing": "Repartiendo...", "no_server": "No se puede contactar con el servidor: {msg}",
+        "cannot_replay": "No se puede ver {name}: {msg}", "replay_of": "Mano {n} del registro: {players}",
+        "won_by": "(ganó la pareja {side})",
+        "col_hand": "#", "col_points": "puntos", "col_winner": "gana", "col_games": "juegos", "col_score": "partida",
+        "recap": "La partida en {n} manos", "match_over": "Fin de la partida",
+    },
+}
