@@ -36,7 +36,7 @@ def hand_report(record: Record, decisions: Sequence[Decision], number: int, top:
     n = record.rules.num_players
     solved = sum(d.solved for d in decisions)
     lines = [f"Hand {number} ({record.variant or 'custom rules'}): {len(decisions)} decisions, {solved} solved; "
-             f"side {record.result['winner']} won {record.result['points']}"]
+             f"side {record.result['winner']} won ({' to '.join(map(str, record.result['points']))} points)"]
     for seat, total in enumerate(seat_losses(decisions, n)):
         mine = [d for d in decisions if d.seat == seat and d.solved]
         lines.append(f"  player_{seat} ({record.players[seat]}): loss {total:.3f} over {len(mine)} decisions")
