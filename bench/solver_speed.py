@@ -19,7 +19,9 @@ lane starts a new generation). Figures, each the seconds of one call on a one-la
 from __future__ import annotations
 
 import argparse
+import os
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -28,6 +30,7 @@ from tute_env.solver import Solver, SolverBudgetExceeded
 
 from .common import machine, pin_to_core, today
 
+NOTES = "## Notes"
 GOALS = {"deal_median": 0.2, "deal_p99": 5.0, "endgame_median": 0.005, "speedup": 100.0}
 
 
@@ -179,8 +182,13 @@ def write(path: str, res: dict, pinned: bool, deals: int) -> None:
             r = res[f"speedup_{preset}_{weight}"]
             lines.append(f"| {preset} | {weight} | {r['n']} | {fmt(r['solver_median'])} | {fmt(r['exact_median'])} | "
                          f"{r['total_ratio']:.0f}x | {r['median_ratio']:.0f}x | {r['min_ratio']:.0f}x |")
+    notes = ""
+    if os.path.exists(path):  # the hand-written notes below the figures are kept
+        text = Path(path).read_text()
+        if NOTES in text:
+            notes = "\n" + text[text.index(NOTES):]
     with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(lines) + "\n" + notes)
 
 
 def main(argv=None) -> None:

@@ -184,6 +184,56 @@ def _make_child(cfg, st, buf, d, action):
     st.legal[d + 1] = legal_set(cfg, st, d + 1)
 
 
+@_inline
+def _load_lane(st, src, lane):
+    """Lane 0 of the stack becomes lane ``lane`` of the State arrays ``src``, field by field."""
+    for j in range(src.hands.shape[1]):
+        st.hands[0, j] = src.hands[lane, j]
+    for j in range(src.played.shape[1]):
+        st.played[0, j] = src.played[lane, j]
+    for j in range(src.known.shape[1]):
+        st.known[0, j] = src.known[lane, j]
+    for j in range(src.cannot_hold.shape[1]):
+        st.cannot_hold[0, j] = src.cannot_hold[lane, j]
+    for j in range(src.trick.shape[1]):
+        st.trick[0, j] = src.trick[lane, j]
+    st.trick_leader[0] = src.trick_leader[lane]
+    st.trick_size[0] = src.trick_size[lane]
+    st.best_card[0] = src.best_card[lane]
+    st.best_seat[0] = src.best_seat[lane]
+    st.current[0] = src.current[lane]
+    st.decision[0] = src.decision[lane]
+    st.dealer[0] = src.dealer[lane]
+    st.trump[0] = src.trump[lane]
+    st.turned_card[0] = src.turned_card[lane]
+    for j in range(src.stock.shape[1]):
+        st.stock[0, j] = src.stock[lane, j]
+    st.stock_next[0] = src.stock_next[lane]
+    st.to_draw[0] = src.to_draw[lane]
+    st.tricks_played[0] = src.tricks_played[lane]
+    st.last_winner[0] = src.last_winner[lane]
+    for j in range(src.last_won.shape[1]):
+        st.last_won[0, j] = src.last_won[lane, j]
+    for j in range(src.card_points.shape[1]):
+        st.card_points[0, j] = src.card_points[lane, j]
+    for j in range(src.last_trick_bonus.shape[1]):
+        st.last_trick_bonus[0, j] = src.last_trick_bonus[lane, j]
+    for j in range(src.cante_points.shape[1]):
+        st.cante_points[0, j] = src.cante_points[lane, j]
+    for j in range(src.sung_by.shape[1]):
+        st.sung_by[0, j] = src.sung_by[lane, j]
+    for j in range(src.sang_twenty.shape[1]):
+        st.sang_twenty[0, j] = src.sang_twenty[lane, j]
+    for j in range(src.declared.shape[1]):
+        st.declared[0, j] = src.declared[lane, j]
+    st.exchanged[0] = src.exchanged[lane]
+    st.tute_declarer[0] = src.tute_declarer[lane]
+    st.done[0] = src.done[lane]
+    st.winner[0] = src.winner[lane]
+    st.games[0] = src.games[lane]
+    st.legal[0] = src.legal[lane]
+
+
 @_hot
 def _u(x):
     return U64(np.int64(x))
@@ -663,10 +713,12 @@ def _mtdf(cfg, st, buf, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist,
 
 
 @numba.njit(cache=True, error_model="numpy")  # allocates: reference counted
-def _solve_lane(cfg, st, buf, want_actions, out, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw,
-                keys, hashes):
-    """Lane 0 of the stack: with ``want_actions``, the value of each legal action into ``out``
-    (47,), else the position's value into ``out[0]``."""
+def _solve_lane(cfg, st, buf, src, lane, want_actions, out, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores,
+                rep, fw, iw, keys, hashes):
+    """Lane ``lane`` of the State arrays ``src``, copied into lane 0 of the stack: with
+    ``want_actions``, the value of each legal action into ``out`` (47,), else the position's
+    value into ``out[0]``."""
+    _load_lane(st, src, lane)
     st.legal[0] = legal_set(cfg, st, 0)
     ctx[_MAX_SIDE] = side_of(cfg, st.current[0])
     hist[:] = 0
@@ -780,10 +832,11 @@ class Solver:
         out = np.full((b, NUM_ACTIONS), np.nan)
         self.nodes = 0
         tables = self._tables()
+        source = state.arrays()
         for lane in range(b):
-            self._stack.put(np.array([0]), state.take(np.array([lane])))
             ctx, fctx = self._context()
-            _solve_lane(self.game._config, self._stack.arrays(), self._buf, want_actions, out[lane], ctx, fctx, *tables)
+            _solve_lane(self.game._config, self._stack.arrays(), self._buf, source, lane, want_actions, out[lane], ctx, fctx,
+                        *tables)
             self.nodes += int(ctx[_NODES])
             if ctx[_EXCEEDED]:
                 budget = f"max_nodes={self.max_nodes}" if ctx[_EXCEEDED] == 1 else f"max_seconds={self.max_seconds}"
