@@ -146,9 +146,9 @@ def write(path: str, res: dict, pinned: bool, deals: int) -> None:
     lines = [
         "# Solver speed",
         "",
-        f"Measured {today()} on {machine()}; pinned to one core: {pinned}. `python -m bench.solver_speed "
-        f"--deals {deals} --write docs/solver_speed.md`. Seconds of one call on a one-lane state, compilation "
-        "excluded; random deals (seeded), played on at random to the position measured; point weight 0 unless said.",
+        (f"Measured {today()} on {machine()}; pinned to one core: {pinned}. `python -m bench.solver_speed "
+         f"--deals {deals} --write docs/solver_speed.md`. Seconds of one call on a one-lane state, compilation "
+         "excluded; random deals (seeded), played on at random to the position measured; point weight 0 unless said."),
         "",
         "## Goals (issue 30)",
         "",
@@ -173,10 +173,10 @@ def write(path: str, res: dict, pinned: bool, deals: int) -> None:
             f"| {name} | `{call}` | {r['n']} | {fmt(r.get('median'))} | {fmt(r.get('p99'))} | {fmt(r.get('max'))} | "
             f"{r['over_budget']} | {r.get('nodes_median', 0):,.0f} | {r.get('nodes_per_s', 0):,.0f} |"
         )
-    lines += ["", "Speed-up over `bench.oracle.exact_values` (every legal action valued, the same positions: the "
-              "first lead with 4 tricks left; the values checked equal):", "",
-              "| preset | point weight | n | solver median | exact_values median | total time ratio | median ratio | "
-              "worst ratio |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += ["", ("Speed-up over `bench.oracle.exact_values` (every legal action valued, the same positions: the "
+                   "first lead with 4 tricks left; the values checked equal):"), "",
+              ("| preset | point weight | n | solver median | exact_values median | total time ratio | median ratio | "
+               "worst ratio |"), "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for weight in (0.0, 1.15):
         for preset in ("partnership", "two_player"):
             r = res[f"speedup_{preset}_{weight}"]

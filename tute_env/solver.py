@@ -3,11 +3,12 @@
 >>> import numpy as np
 >>> from tute_env.core import Game
 >>> from tute_env.solver import Solver
->>> game = Game("two_player")
->>> state = game.random_state(np.random.default_rng(0), batch_size=1)
->>> solver = Solver("two_player", point_weight=0.0)
+>>> game = Game("partnership")
+>>> state = game.random_state(np.random.default_rng(0), batch_size=1)   # a whole deal
+>>> solver = Solver("partnership", point_weight=0.0)
 >>> values = solver.action_values(state)      # (1, 47) float64, NaN where illegal
->>> solver.value(state)                       # (1,): the best of them
+>>> solver.value(state)                       # (1,): the best of them, for the seat to act
+>>> Solver("two_player", max_seconds=10.0)    # past 10 s a lane: SolverBudgetExceeded
 
 **What it solves.** For each lane of a :class:`tute_env.core.State`, the value of each legal
 action of the seat to act when every seat plays optimally and every card is known: the hands,
@@ -54,10 +55,10 @@ The match options (R10) play no part: a value is that of the hand.
   and the same points. Only one of them is searched; the others get its value.
 
 **Limits.** The search is exact, so its cost grows with what is left: a partnership deal from
-the first lead takes a fraction of a second at the median but seconds at the tail, and a
-two-player game with a long stock (R4) from the first lead is far from solvable at the median
-(the stock makes every trick a choice that matters later: docs/solver_speed.md has the
-figures). ``max_nodes`` and ``max_seconds`` bound one lane's search: past them
+the first lead takes a fraction of a second at the median but seconds at the tail (more with a
+point weight, whose point difference counts to the last card), a two-player game once the
+stock is gone a millisecond or less, and a two-player game from the first lead with its long
+free stock phase (R4, R6) is out of reach (docs/solver_speed.md has the figures). ``max_nodes`` and ``max_seconds`` bound one lane's search: past them
 :class:`SolverBudgetExceeded` (a ``ValueError``) is raised instead of running on. Lanes are
 solved one after the other, on one core. A finished lane has no action values and is refused
 (``ValueError``), as is anything that is not a State of the solver's rules
