@@ -19,7 +19,9 @@ lane starts a new generation). Figures, each the seconds of one call on a one-la
 from __future__ import annotations
 
 import argparse
+import os
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -28,6 +30,7 @@ from tute_env.solver import Solver, SolverBudgetExceeded
 
 from .common import machine, pin_to_core, today
 
+NOTES = "## Notes"
 GOALS = {"deal_median": 0.2, "deal_p99": 5.0, "endgame_median": 0.005, "speedup": 100.0}
 
 
@@ -143,9 +146,9 @@ def write(path: str, res: dict, pinned: bool, deals: int) -> None:
     lines = [
         "# Solver speed",
         "",
-        f"Measured {today()} on {machine()}; pinned to one core: {pinned}. `python -m bench.solver_speed "
-        f"--deals {deals} --write docs/solver_speed.md`. Seconds of one call on a one-lane state, compilation "
-        "excluded; random deals (seeded), played on at random to the position measured; point weight 0 unless said.",
+        (f"Measured {today()} on {machine()}; pinned to one core: {pinned}. `python -m bench.solver_speed "
+         f"--deals {deals} --write docs/solver_speed.md`. Seconds of one call on a one-lane state, compilation "
+         "excluded; random deals (seeded), played on at random to the position measured; point weight 0 unless said."),
         "",
         "## Goals (issue 30)",
         "",
@@ -170,17 +173,22 @@ def write(path: str, res: dict, pinned: bool, deals: int) -> None:
             f"| {name} | `{call}` | {r['n']} | {fmt(r.get('median'))} | {fmt(r.get('p99'))} | {fmt(r.get('max'))} | "
             f"{r['over_budget']} | {r.get('nodes_median', 0):,.0f} | {r.get('nodes_per_s', 0):,.0f} |"
         )
-    lines += ["", "Speed-up over `bench.oracle.exact_values` (every legal action valued, the same positions: the "
-              "first lead with 4 tricks left; the values checked equal):", "",
-              "| preset | point weight | n | solver median | exact_values median | total time ratio | median ratio | "
-              "worst ratio |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += ["", ("Speed-up over `bench.oracle.exact_values` (every legal action valued, the same positions: the "
+                   "first lead with 4 tricks left; the values checked equal):"), "",
+              ("| preset | point weight | n | solver median | exact_values median | total time ratio | median ratio | "
+               "worst ratio |"), "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for weight in (0.0, 1.15):
         for preset in ("partnership", "two_player"):
             r = res[f"speedup_{preset}_{weight}"]
             lines.append(f"| {preset} | {weight} | {r['n']} | {fmt(r['solver_median'])} | {fmt(r['exact_median'])} | "
                          f"{r['total_ratio']:.0f}x | {r['median_ratio']:.0f}x | {r['min_ratio']:.0f}x |")
+    notes = ""
+    if os.path.exists(path):  # the hand-written notes below the figures are kept
+        text = Path(path).read_text()
+        if NOTES in text:
+            notes = "\n" + text[text.index(NOTES):]
     with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(lines) + "\n" + notes)
 
 
 def main(argv=None) -> None:

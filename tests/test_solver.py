@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import CoreGame, build_deal, play
+from conftest import CoreGame, build_deal, hand, play
 
 from bench.oracle import exact_values
-from tute_env.cards import EXCHANGE, NUM_ACTIONS, PASS, SING_BASE, TUTE, action_id
+from tute_env.cards import NUM_ACTIONS, SING_BASE, TUTE
 from tute_env.core import Game, random_legal_actions
 from tute_env.rules import make_rules
 from tute_env.scoring import hand_rewards
@@ -174,7 +174,7 @@ def test_R7_an_exchange_at_the_first_lead_then_draws_against_minimax():
     game = CoreGame(rules, build_deal(rules, [None, "7b Rc Cc"], "Ab", dealer=0))
     assert int(game.state.current[0]) == 1
     play(game, "exchange")
-    assert {"Ab", "Rc", "Cc"} <= {c for c in ("Ab", "Rc", "Cc") if game.state.hands[0, 1] >> action_id(c) & 1}
+    assert {"Ab", "Rc", "Cc"} <= hand(game, 1)  # the turned ace taken for the 7
     g, s, rng = Game(rules), game.state, np.random.default_rng(4)
     while int(s.tricks_played[0]) < rules.num_tricks - 5:
         g.step(s, random_legal_actions(g.legal_action_mask(s), rng))

@@ -3,11 +3,12 @@
 >>> import numpy as np
 >>> from tute_env.core import Game
 >>> from tute_env.solver import Solver
->>> game = Game("two_player")
->>> state = game.random_state(np.random.default_rng(0), batch_size=1)
->>> solver = Solver("two_player", point_weight=0.0)
+>>> game = Game("partnership")
+>>> state = game.random_state(np.random.default_rng(0), batch_size=1)   # a whole deal
+>>> solver = Solver("partnership", point_weight=0.0)
 >>> values = solver.action_values(state)      # (1, 47) float64, NaN where illegal
->>> solver.value(state)                       # (1,): the best of them
+>>> solver.value(state)                       # (1,): the best of them, for the seat to act
+>>> Solver("two_player", max_seconds=10.0)    # past 10 s a lane: SolverBudgetExceeded
 
 **What it solves.** For each lane of a :class:`tute_env.core.State`, the value of each legal
 action of the seat to act when every seat plays optimally and every card is known: the hands,
@@ -54,10 +55,10 @@ The match options (R10) play no part: a value is that of the hand.
   and the same points. Only one of them is searched; the others get its value.
 
 **Limits.** The search is exact, so its cost grows with what is left: a partnership deal from
-the first lead takes a fraction of a second at the median but seconds at the tail, and a
-two-player game with a long stock (R4) from the first lead is far from solvable at the median
-(the stock makes every trick a choice that matters later: docs/solver_speed.md has the
-figures). ``max_nodes`` and ``max_seconds`` bound one lane's search: past them
+the first lead takes a fraction of a second at the median but seconds at the tail (more with a
+point weight, whose point difference counts to the last card), a two-player game once the
+stock is gone a millisecond or less, and a two-player game from the first lead with its long
+free stock phase (R4, R6) is out of reach (docs/solver_speed.md has the figures). ``max_nodes`` and ``max_seconds`` bound one lane's search: past them
 :class:`SolverBudgetExceeded` (a ``ValueError``) is raised instead of running on. Lanes are
 solved one after the other, on one core. A finished lane has no action values and is refused
 (``ValueError``), as is anything that is not a State of the solver's rules
@@ -182,6 +183,56 @@ def _make_child(cfg, st, buf, d, action):
         buf[d + 1, j] = buf[d, j]
     step_lane(cfg, st, d + 1, action)
     st.legal[d + 1] = legal_set(cfg, st, d + 1)
+
+
+@_inline
+def _load_lane(st, src, lane):
+    """Lane 0 of the stack becomes lane ``lane`` of the State arrays ``src``, field by field."""
+    for j in range(src.hands.shape[1]):
+        st.hands[0, j] = src.hands[lane, j]
+    for j in range(src.played.shape[1]):
+        st.played[0, j] = src.played[lane, j]
+    for j in range(src.known.shape[1]):
+        st.known[0, j] = src.known[lane, j]
+    for j in range(src.cannot_hold.shape[1]):
+        st.cannot_hold[0, j] = src.cannot_hold[lane, j]
+    for j in range(src.trick.shape[1]):
+        st.trick[0, j] = src.trick[lane, j]
+    st.trick_leader[0] = src.trick_leader[lane]
+    st.trick_size[0] = src.trick_size[lane]
+    st.best_card[0] = src.best_card[lane]
+    st.best_seat[0] = src.best_seat[lane]
+    st.current[0] = src.current[lane]
+    st.decision[0] = src.decision[lane]
+    st.dealer[0] = src.dealer[lane]
+    st.trump[0] = src.trump[lane]
+    st.turned_card[0] = src.turned_card[lane]
+    for j in range(src.stock.shape[1]):
+        st.stock[0, j] = src.stock[lane, j]
+    st.stock_next[0] = src.stock_next[lane]
+    st.to_draw[0] = src.to_draw[lane]
+    st.tricks_played[0] = src.tricks_played[lane]
+    st.last_winner[0] = src.last_winner[lane]
+    for j in range(src.last_won.shape[1]):
+        st.last_won[0, j] = src.last_won[lane, j]
+    for j in range(src.card_points.shape[1]):
+        st.card_points[0, j] = src.card_points[lane, j]
+    for j in range(src.last_trick_bonus.shape[1]):
+        st.last_trick_bonus[0, j] = src.last_trick_bonus[lane, j]
+    for j in range(src.cante_points.shape[1]):
+        st.cante_points[0, j] = src.cante_points[lane, j]
+    for j in range(src.sung_by.shape[1]):
+        st.sung_by[0, j] = src.sung_by[lane, j]
+    for j in range(src.sang_twenty.shape[1]):
+        st.sang_twenty[0, j] = src.sang_twenty[lane, j]
+    for j in range(src.declared.shape[1]):
+        st.declared[0, j] = src.declared[lane, j]
+    st.exchanged[0] = src.exchanged[lane]
+    st.tute_declarer[0] = src.tute_declarer[lane]
+    st.done[0] = src.done[lane]
+    st.winner[0] = src.winner[lane]
+    st.games[0] = src.games[lane]
+    st.legal[0] = src.legal[lane]
 
 
 @_hot
@@ -663,10 +714,12 @@ def _mtdf(cfg, st, buf, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist,
 
 
 @numba.njit(cache=True, error_model="numpy")  # allocates: reference counted
-def _solve_lane(cfg, st, buf, want_actions, out, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw,
-                keys, hashes):
-    """Lane 0 of the stack: with ``want_actions``, the value of each legal action into ``out``
-    (47,), else the position's value into ``out[0]``."""
+def _solve_lane(cfg, st, buf, src, lane, want_actions, out, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores,
+                rep, fw, iw, keys, hashes):
+    """Lane ``lane`` of the State arrays ``src``, copied into lane 0 of the stack: with
+    ``want_actions``, the value of each legal action into ``out`` (47,), else the position's
+    value into ``out[0]``."""
+    _load_lane(st, src, lane)
     st.legal[0] = legal_set(cfg, st, 0)
     ctx[_MAX_SIDE] = side_of(cfg, st.current[0])
     hist[:] = 0
@@ -780,10 +833,11 @@ class Solver:
         out = np.full((b, NUM_ACTIONS), np.nan)
         self.nodes = 0
         tables = self._tables()
+        source = state.arrays()
         for lane in range(b):
-            self._stack.put(np.array([0]), state.take(np.array([lane])))
             ctx, fctx = self._context()
-            _solve_lane(self.game._config, self._stack.arrays(), self._buf, want_actions, out[lane], ctx, fctx, *tables)
+            _solve_lane(self.game._config, self._stack.arrays(), self._buf, source, lane, want_actions, out[lane], ctx, fctx,
+                        *tables)
             self.nodes += int(ctx[_NODES])
             if ctx[_EXCEEDED]:
                 budget = f"max_nodes={self.max_nodes}" if ctx[_EXCEEDED] == 1 else f"max_seconds={self.max_seconds}"
