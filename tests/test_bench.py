@@ -119,6 +119,29 @@ def test_startup_quick_measures_cold_and_warm_and_keeps_the_notes(tmp_path):
     assert "| `core._rules_kernel` | 1 |" in md  # compiled once: one signature
 
 
+def test_after_setup_nothing_is_compiled_at_first_use_and_the_section_is_rewritten(tmp_path):
+    """scripts/setup.sh's warm-up (python -m agents.warmup) compiles everything a first tute_v0.env()
+    hand and a first hand against the heuristic bot compile: after it, a fresh process compiles nothing."""
+    out = tmp_path / "startup.md"
+    out.write_text("# figures\n\n## After setup\n\nold\n\n## Notes\n\nWritten by hand.\n")
+    proc = subprocess.run([sys.executable, "-m", "bench.startup", "--after-setup", "--quick", "--presets", "two_player",
+                           "--write", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    md = out.read_text()
+    assert md.startswith("# figures\n\n## After setup\n") and "old" not in md
+    assert md.endswith("## Notes\n\nWritten by hand.\n")
+    rows = {tuple(_cells(line)[1:3]): _cells(line) for line in md.splitlines() if line.startswith("| two_player |")}
+    assert rows[("after setup", "`tute_v0.env()`")][7] == "nothing"
+    assert "`tute_env.core._rules_kernel`" in rows[("cold", "`tute_v0.env()`")][7]
+    assert "`agents.heuristic._card_values`" in rows[("cold", "`tute_v0.env()`")][7]
+
+
+def test_the_warm_up_takes_no_arguments():
+    proc = subprocess.run([sys.executable, "-m", "agents.warmup", "--fast"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 2 and proc.stderr.startswith("usage:") and "Traceback" not in proc.stderr
+
+
 def test_compare_times_two_checkouts_and_refuses_a_non_checkout(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "bench.compare", str(ROOT), str(ROOT), "--rounds", "1",
                            "--workloads", "core"], cwd=ROOT, capture_output=True, text=True, timeout=600)
