@@ -13,6 +13,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from conftest import python_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -193,6 +195,7 @@ def test_tute_env_does_not_import_torch():
     assert not bad, bad
 
 
+@pytest.mark.slow
 def test_tute_env_imports_neither_agents_nor_torch_when_run():
     """At run time too (a third-party module could pull torch in): the env and its views in a fresh process."""
     code = ("import sys, tute_env, tute_env.tute_v0, tute_env.gym_env, tute_env.table, tute_env.scoring; "
