@@ -303,6 +303,7 @@ def test_only_the_table_agents_and_tests_call_act_batch():
     assert not calls, f"seats run outside the table layer: {calls}"
 
 
+@pytest.mark.slow
 def test_the_scripts_import_from_anywhere_under_their_installed_names_only(tmp_path):
     """train.py and evaluate.py are installed as tute_scripts.train and tute_scripts.evaluate (the
     tute-train and tute-evaluate commands): no top-level `train` or `evaluate` module, which would
