@@ -127,12 +127,12 @@ def test_after_setup_nothing_is_compiled_at_first_use_and_the_section_is_rewritt
     """scripts/setup.sh's warm-up (python -m agents.warmup) compiles everything a first tute_v0.env()
     hand and a first hand against the heuristic bot compile: after it, a fresh process compiles nothing."""
     out = tmp_path / "startup.md"
-    out.write_text("# figures\n\n## After setup\n\nold\n\n## Notes\n\nWritten by hand.\n")
+    out.write_text("# figures\n\n## After setup\n\nSTALE FIGURES\n\n## Notes\n\nWritten by hand.\n")
     proc = subprocess.run([sys.executable, "-m", "bench.startup", "--after-setup", "--quick", "--presets", "two_player",
                            "--write", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     md = out.read_text()
-    assert md.startswith("# figures\n\n## After setup\n") and "old" not in md
+    assert md.startswith("# figures\n\n## After setup\n") and "STALE FIGURES" not in md
     assert md.endswith("## Notes\n\nWritten by hand.\n")
     rows = {tuple(_cells(line)[1:3]): _cells(line) for line in md.splitlines() if line.startswith("| two_player |")}
     assert rows[("after setup", "`tute_v0.env()`")][7] == "nothing"
