@@ -251,8 +251,9 @@ def write_after_setup(path: str, results: dict[str, dict]) -> None:
                     + (f"{res['warm-up']:.1f} |" if name == "after setup" and kind == "pettingzoo" else "|"))
     block = "\n".join(lines) + "\n\n"
     text = Path(path).read_text() if os.path.exists(path) else ""
-    if AFTER_SETUP in text:
-        head, rest = text.split(AFTER_SETUP, 1)
+    if f"\n{AFTER_SETUP}\n" in f"\n{text}":  # the heading, at the start of a line
+        head, rest = f"\n{text}".split(f"\n{AFTER_SETUP}\n", 1)
+        head = head[1:] + ("\n" if head else "")
         tail = rest[rest.index("\n## "):].lstrip("\n") if "\n## " in rest else ""
         text = head + block + tail
     elif NOTES in text:
@@ -304,7 +305,7 @@ def write(path: str, results: dict[str, dict]) -> None:
     notes = ""  # the sections kept: After setup (--after-setup's) and the Notes
     if os.path.exists(path):
         text = Path(path).read_text()
-        kept = [text.index(h) for h in (AFTER_SETUP, NOTES) if h in text]
+        kept = [text.index(f"{h}\n") for h in (AFTER_SETUP, NOTES) if f"{h}\n" in text]
         if kept:
             notes = text[min(kept):]
     Path(path).write_text("\n".join(lines) + "\n" + ("\n" + notes if notes else ""))
