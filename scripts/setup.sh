@@ -12,3 +12,6 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q "${TUTE_TORCH:-torch==2.13.0}"
 .venv/bin/python -m pip install -q -e ".[dev,bench,ray,rllib]"
+# Compile numba's kernels (rules core, observation encoder, the heuristic bot) into its cache now,
+# so that the first env step after setup runs as fast as any later one (docs/startup.md).
+.venv/bin/python -m agents.warmup

@@ -10,11 +10,13 @@ Helpers (import them with ``from conftest import ...``):
 * :func:`build_deal` -- a validated deal from the cards a test cares about, the rest filled in
   deterministically with low cards (never completing a king-and-knight pair in a hand);
 * :func:`play` -- apply a space-separated string of actions, e.g. ``play(game, "Ao 3o sing-c Rb")``;
-* :func:`legal` -- the legal actions as a set of action strings.
+* :func:`legal` -- the legal actions as a set of action strings;
+* :func:`python_files` -- every Python file of the checkout, parsed (for the tests of the layers).
 """
 
 from __future__ import annotations
 
+import ast
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -207,6 +209,16 @@ def play(game, actions: str | Iterable) -> object:
         except ValueError as err:
             raise ValueError(f"play: action #{i} {action_str(a)} failed: {err}") from None
     return game
+
+
+def python_files():
+    """Every Python file of the checkout (not .venv, build/ or hidden folders), sorted: its path
+    relative to the checkout and its syntax tree."""
+    for path in sorted(Path(_ROOT).rglob("*.py")):
+        rel = path.relative_to(_ROOT)
+        if rel.parts[0] in (".venv", "build") or rel.parts[0].startswith("."):
+            continue
+        yield rel, ast.parse(path.read_text(), str(rel))
 
 
 def legal(game) -> set[str]:

@@ -21,6 +21,7 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
+@pytest.mark.slow
 def test_quick_run_has_every_row_and_reports_a_missing_peer(tmp_path):
     # OpenSpiel made unimportable for this run: a module of the same name, first on the path, that refuses.
     blocker = tmp_path / "blocked"
@@ -82,6 +83,7 @@ def test_missing_library_reports_every_peer_of_it(monkeypatch):
         assert r.rate is None and r.missing.startswith("missing:"), r
 
 
+@pytest.mark.slow
 def test_installed_peers_measure(monkeypatch):
     """Every peer whose library imports gives a figure (tiny runs), not a failure."""
     results = peers.measure_peers(seconds=0.001, runs=1, count_games=2, log=lambda msg: None)
@@ -104,6 +106,7 @@ def test_bad_arguments_are_one_message_and_exit_2(argv, message):
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_startup_quick_measures_cold_and_warm_and_keeps_the_notes(tmp_path):
     out = tmp_path / "startup.md"
     out.write_text("# old figures\n\n## Notes\n\nWritten by hand.\n")
@@ -120,6 +123,31 @@ def test_startup_quick_measures_cold_and_warm_and_keeps_the_notes(tmp_path):
     assert "| `core._rules_kernel` | 1 |" in md  # compiled once: one signature
 
 
+@pytest.mark.slow
+def test_after_setup_nothing_is_compiled_at_first_use_and_the_section_is_rewritten(tmp_path):
+    """scripts/setup.sh's warm-up (python -m agents.warmup) compiles everything a first tute_v0.env()
+    hand and a first hand against the heuristic bot compile: after it, a fresh process compiles nothing."""
+    out = tmp_path / "startup.md"
+    out.write_text("# figures\n\n## After setup\n\nSTALE FIGURES\n\n## Notes\n\nWritten by hand.\n")
+    proc = subprocess.run([sys.executable, "-m", "bench.startup", "--after-setup", "--quick", "--presets", "two_player",
+                           "--write", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    md = out.read_text()
+    assert md.startswith("# figures\n\n## After setup\n") and "STALE FIGURES" not in md
+    assert md.endswith("## Notes\n\nWritten by hand.\n")
+    rows = {tuple(_cells(line)[1:3]): _cells(line) for line in md.splitlines() if line.startswith("| two_player |")}
+    assert rows[("after setup", "`tute_v0.env()`")][7] == "nothing"
+    assert "`tute_env.core._rules_kernel`" in rows[("cold", "`tute_v0.env()`")][7]
+    assert "`agents.heuristic._card_values`" in rows[("cold", "`tute_v0.env()`")][7]
+
+
+def test_the_warm_up_takes_no_arguments():
+    proc = subprocess.run([sys.executable, "-m", "agents.warmup", "--fast"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 2 and proc.stderr.startswith("usage:") and "Traceback" not in proc.stderr
+
+
+@pytest.mark.slow
 def test_compare_times_two_checkouts_and_refuses_a_non_checkout(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "bench.compare", str(ROOT), str(ROOT), "--rounds", "1",
                            "--workloads", "core"], cwd=ROOT, capture_output=True, text=True, timeout=600)
@@ -131,6 +159,7 @@ def test_compare_times_two_checkouts_and_refuses_a_non_checkout(tmp_path):
     assert bad.returncode == 2 and "not a checkout" in bad.stderr
 
 
+@pytest.mark.slow
 def test_search_speed_quick_writes_p50_p99_max_per_shipped_preset(tmp_path):
     out = tmp_path / "search_speed.md"
     proc = subprocess.run([sys.executable, "-m", "bench.search_speed", "--quick", "--write", str(out)], cwd=ROOT,

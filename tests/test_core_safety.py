@@ -358,6 +358,7 @@ BOUNDSCHECK_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_random_play_of_every_preset_with_numba_bounds_checking(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env.update(NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path / "numba_cache"), PYTHONPATH=str(ROOT))
@@ -416,6 +417,7 @@ def _read_only(path: Path) -> None:
         os.chmod(root, 0o555)
 
 
+@pytest.mark.slow
 def test_a_read_only_install_imports_and_runs():
     # Not pytest's tmp_path: its parents are private to the user running the tests.
     tmp_path = Path(tempfile.mkdtemp(prefix="tute_env-read-only-"))

@@ -2,7 +2,8 @@
 
 Every lane of a core batch is checked against its own reference game: the legal actions, the
 seat and decision kind to act, the hands, the visible card and stock after every step, and the
-outcome. TUTE_DIFF_GAMES sets the games per preset (CI: 20,000; bench runs more).
+outcome. TUTE_DIFF_GAMES sets the games per preset (CI: 20,000; bench runs more). The full run is
+marked slow; ``bash scripts/test.sh --fast`` plays FEW_GAMES other games of every variant instead.
 """
 
 import os
@@ -18,6 +19,7 @@ from tute_env.rules import PRESETS, make_rules
 
 GAMES = int(os.environ.get("TUTE_DIFF_GAMES", "20000"))
 BATCH = 2000
+FEW_GAMES = 100
 
 # Presets, plus option combinations no preset uses, so every option value is exercised.
 VARIANTS = {name: {} for name in PRESETS} | {
@@ -80,9 +82,16 @@ def play_and_compare(rules, seed, games):
     return state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_core_agrees_with_reference(variant):
     rules = variant_rules(variant)
     games = GAMES if variant in PRESETS else max(GAMES // 4, 1)
     for start in range(0, games, BATCH):
         play_and_compare(rules, seed=start, games=min(BATCH, games - start))
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_core_agrees_with_reference_on_a_few_games(variant):
+    """The fast path's differential test: fewer games, seeds the full run does not use."""
+    play_and_compare(variant_rules(variant), seed=10**6, games=FEW_GAMES)

@@ -584,6 +584,7 @@ def test_doc_page_file_is_up_to_date():
         )
 
 
+@pytest.mark.slow
 def test_imports_stay_lazy():
     code = (
         "import sys, tute_env.core, tute_env.observation\n"
@@ -618,6 +619,7 @@ def test_ansi_render_shows_the_table():
     assert "match:" in match.render()
 
 
+@pytest.mark.slow
 def test_rgb_render_and_close():
     env = tute_v0.env(render_mode="rgb_array", variant="two_player")
     env.reset(seed=0)
@@ -648,6 +650,7 @@ def test_render_without_mode_warns_and_returns_none():
         assert env.render() is None
 
 
+@pytest.mark.slow
 def test_ansi_plain_text_is_ascii_and_drawn_modes_without_pygame_name_the_extra():
     env = tute_v0.env(variant="two_player", render_mode="ansi", plain=True)
     env.reset(seed=0)

@@ -59,6 +59,7 @@ def test_deterministic_self_play_is_exactly_even(preset):
     assert result.games_a == pytest.approx(result.games_b)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["partnership", "two_player", "three_player"])
 def test_random_self_play_near_half_and_inside_ci(preset):
     # A 95% CI misses now and then: of twenty independent runs, at least sixteen must contain 0.5
@@ -79,7 +80,8 @@ def _same(a, b) -> bool:
     return da == db
 
 
-@pytest.mark.parametrize("agent", ["random", "pimc:16", "ppo:sample"])
+@pytest.mark.parametrize("agent", ["random", pytest.param("pimc:16", marks=pytest.mark.slow),
+                                   pytest.param("ppo:sample", marks=pytest.mark.slow)])
 def test_batching_does_not_change_results(agent):
     # Keyed draws: an agent's random choices on a deal depend on its seed and the deal only.
     n = 6 if agent == "pimc:16" else 30
@@ -185,6 +187,7 @@ def test_command_line_writes_per_deal_scores_when_asked(tmp_path):
     assert [len(p["deal_scores"]) for p in json.loads(rr.read_text())["pairings"]] == [5, 5, 5]
 
 
+@pytest.mark.slow
 def test_command_line_chunks_with_one_agent_seed_are_one_run(tmp_path):
     def scores(*argv):
         out = tmp_path / "r.json"
@@ -230,7 +233,7 @@ def test_command_line_errors():
     (["greedy", "random", "--json", "/no/such/dir/out.json"], "does not exist"),
     (["greedy", "random", "--deal-scores"], "--deal-scores adds to the --json file"),
     (["--teams", "greedy", "greedy", "random", "random", "--preset", "two_player"], "partnership"),
-    (["README.md", "random"], "not a checkpoint torch can load"),
+    pytest.param(["README.md", "random"], "not a checkpoint torch can load", marks=pytest.mark.slow),
 ])
 def test_command_line_bad_input_is_one_message_and_exit_2(argv, message):
     root = Path(__file__).resolve().parent.parent
@@ -247,6 +250,7 @@ def test_progress_bar_runs():
     assert r.num_deals == 10
 
 
+@pytest.mark.slow
 def test_no_progress_bar_off_a_terminal():
     root = Path(__file__).resolve().parent.parent
     proc = subprocess.run([sys.executable, str(root / "evaluate.py"), "greedy", "random", "--preset", "two_player",

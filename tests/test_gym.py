@@ -311,6 +311,7 @@ def test_vector_env_match_episodes_and_points():
 # ----------------------------------------------------------------------------------------------
 # The MaskablePPO example (a real test: sb3-contrib is a test dependency)
 # ----------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_maskable_ppo_example_smoke():
     sys.path.insert(0, os.path.join(ROOT, "examples"))
     try:
@@ -323,6 +324,7 @@ def test_maskable_ppo_example_smoke():
     assert -1 <= result["trained"]["mean_reward"] <= 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv, message", [(["--timesteps", "0"], "--timesteps must be at least 1"),
                                            (["--opponents", "grandmaster"], "unknown agent 'grandmaster'"),
                                            (["--variant", "nope"], "unknown preset 'nope'")])

@@ -307,6 +307,7 @@ def test_time_budget_stops_adding_samples():
     assert set(agent.last_values) == set(np.flatnonzero(mask[0]))
 
 
+@pytest.mark.slow
 def test_beats_random_in_two_player():
     """Duplicate deals: PIMC with few samples wins clearly more than 80% against random."""
     rules = make_rules("two_player")

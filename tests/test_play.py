@@ -156,7 +156,7 @@ def test_exchange_is_described_with_the_card_given(turned, given):
     (["--preset", "three_player", "--level", "expert"], "--level expert: no shipped agent plays these rules"),
     (["--seat", "7"], "--seat must be 0..3"),
     (["--hands", "0"], "--hands must be at least 1"),
-    (["--opponent", "README.md"], "not a checkpoint torch can load"),
+    pytest.param(["--opponent", "README.md"], "not a checkpoint torch can load", marks=pytest.mark.slow),
 ])
 def test_command_line_bad_input_is_one_message_and_exit_2(argv, message):
     root = Path(__file__).resolve().parent.parent

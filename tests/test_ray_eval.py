@@ -9,6 +9,7 @@ import sys
 import pytest
 
 ray = pytest.importorskip("ray")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]  # starts Ray: one Ray test file at a time under xdist
 
 from tute_lab.evaluation import HELD_OUT_SEED_START, evaluate_pairing, evaluate_teams, shard_bounds  # noqa: E402
 

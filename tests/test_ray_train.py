@@ -15,6 +15,7 @@ import pytest
 import torch
 
 ray = pytest.importorskip("ray")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]  # starts Ray: one Ray test file at a time under xdist
 
 from test_train import ROOT, SMOKE, final_weights, log_rows
 

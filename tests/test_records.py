@@ -437,6 +437,7 @@ def test_command_line_bad_input_is_one_message_and_exit_2(tmp_path, argv, words)
     assert len([line for line in proc.stderr.splitlines() if "error:" in line]) == 1
 
 
+@pytest.mark.slow
 def test_training_records_a_sample_of_each_evaluation(tmp_path):
     import train
 

@@ -157,19 +157,24 @@ def play_random(game, rng: random.Random, rules, deal, deep: bool):
     check_end(game, rules, deal)
 
 
+# All the games (slow), and the first tenth of them (the fast path: `bash scripts/test.sh --fast`).
+@pytest.mark.parametrize("games", [pytest.param(DEEP_GAMES, marks=pytest.mark.slow, id="all"),
+                                   pytest.param(DEEP_GAMES // 10, id="few")])
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_invariants_every_state(engine, variant):
+def test_invariants_every_state(engine, variant, games):
     rules = VARIANTS[variant]
-    deals = random_deals(rules, np.random.default_rng(1000 + len(variant)), DEEP_GAMES)
+    deals = random_deals(rules, np.random.default_rng(1000 + len(variant)), games)
     rng = random.Random(variant)
     for i in range(len(deals)):
         play_random(engine(rules, deals[i]), rng, rules, deals[i], deep=True)
 
 
+@pytest.mark.parametrize("games", [pytest.param(END_GAMES, marks=pytest.mark.slow, id="all"),
+                                   pytest.param(END_GAMES // 10, id="few")])
 @pytest.mark.parametrize("preset", sorted(PRESETS))
-def test_invariants_played_out(engine, preset):
+def test_invariants_played_out(engine, preset, games):
     rules = make_rules(preset)
-    deals = random_deals(rules, np.random.default_rng(2000 + len(preset)), END_GAMES)
+    deals = random_deals(rules, np.random.default_rng(2000 + len(preset)), games)
     rng = random.Random(preset)
     kinds = set()
     for i in range(len(deals)):

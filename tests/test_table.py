@@ -15,6 +15,7 @@ import torch
 
 from agents import make_agent
 from agents.ppo import PolicyNet, PolicyStack, PPOAgent
+from conftest import python_files
 from tute_env.core import Game
 from tute_env.observation import encode_observation
 from tute_env.rules import PRESETS, make_rules
@@ -289,39 +290,11 @@ def _concat(a, b):
 
 
 # ----------------------------------------------------------------------------------------------
-# Layers
+# Layers (the import graph: tests/test_layout.py)
 # ----------------------------------------------------------------------------------------------
-def test_tute_env_imports_neither_agents_nor_torch():
-    code = ("import sys, tute_env, tute_env.tute_v0, tute_env.gym_env, tute_env.table, tute_env.scoring; "
-            "env = tute_env.gym_env.TuteEnv('two_player'); env.reset(seed=0); "
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('agents', 'torch', 'train', 'evaluate')); "
-            "print(bad); sys.exit(1 if bad else 0)")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-
-
-def _python_files(*parts):
-    for path in sorted(ROOT.rglob("*.py")):
-        rel = path.relative_to(ROOT)
-        if rel.parts[0] in (".venv", "build") or rel.parts[0].startswith("."):
-            continue
-        yield rel, ast.parse(path.read_text(), str(rel))
-
-
-def test_nothing_in_tute_env_imports_upward():
-    for rel, tree in _python_files():
-        if rel.parts[0] != "tute_env":
-            continue
-        for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
-            for name in names:
-                assert name.split(".")[0] not in ("agents", "train", "evaluate", "torch"), f"{rel} imports {name}"
-
-
 def test_only_the_table_agents_and_tests_call_act_batch():
     calls = []
-    for rel, tree in _python_files():
+    for rel, tree in python_files():
         if rel.parts[0] in ("agents", "tests") or rel == Path("tute_env/table.py"):
             continue
         for node in ast.walk(tree):
@@ -330,6 +303,7 @@ def test_only_the_table_agents_and_tests_call_act_batch():
     assert not calls, f"seats run outside the table layer: {calls}"
 
 
+@pytest.mark.slow
 def test_the_scripts_import_from_anywhere_under_their_installed_names_only(tmp_path):
     """train.py and evaluate.py are installed as tute_scripts.train and tute_scripts.evaluate (the
     tute-train and tute-evaluate commands): no top-level `train` or `evaluate` module, which would

@@ -36,6 +36,7 @@ def final_weights(run_dir):
     return load_checkpoint(Path(run_dir) / "final.pt")["model"]
 
 
+@pytest.mark.slow
 def test_smoke_config_runs_and_resumes(tmp_path):
     run = tmp_path / "smoke"
     train.main(["--config", SMOKE, "--run-dir", str(run)])
@@ -61,6 +62,7 @@ def test_smoke_config_runs_and_resumes(tmp_path):
         make_agent(str(tmp_path / "agent.pt"), make_rules("partnership"))
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_with_nothing_lost(tmp_path):
     """Kill -9 between checkpoints, resume: the result equals an uninterrupted run's."""
     common = ["--config", SMOKE, "--total-steps", "3072", "--checkpoint-every", "2", "--eval-every", "0"]
@@ -96,6 +98,7 @@ def test_killed_run_resumes_with_nothing_lost(tmp_path):
         assert torch.equal(tensor, final_weights(killed)[name]), name
 
 
+@pytest.mark.slow
 def test_bf16_runs_are_deterministic_and_may_be_resumed_in_float32(tmp_path):
     common = ["--config", SMOKE, "--eval-every", "0", "--bf16"]
     train.main([*common, "--run-dir", str(tmp_path / "a")])
@@ -110,6 +113,7 @@ def test_bf16_runs_are_deterministic_and_may_be_resumed_in_float32(tmp_path):
     assert [int(r["update"]) for r in log_rows(tmp_path / "a")] == [1, 2, 3, 4]
 
 
+@pytest.mark.slow
 def test_corrupt_and_foreign_checkpoints_give_clear_errors(tmp_path):
     run = tmp_path / "run"
     train.main(["--config", SMOKE, "--run-dir", str(run), "--total-steps", "512"])
@@ -124,6 +128,7 @@ def test_corrupt_and_foreign_checkpoints_give_clear_errors(tmp_path):
         load_checkpoint(run / "missing.pt")
 
 
+@pytest.mark.slow
 def test_masked_policy_never_samples_an_illegal_action():
     rules = make_rules("partnership")
     game = Game(rules)
@@ -181,6 +186,7 @@ def test_the_pools_snapshots_play_as_one_stack_kept_up_to_date():
     assert table.advance(state) > 64 * 20 and state.done.all()
 
 
+@pytest.mark.slow
 def test_a_run_resumed_with_wider_layers_keeps_its_policy_and_trains_on(tmp_path):
     run = tmp_path / "smoke"
     train.main(["--config", SMOKE, "--run-dir", str(run)])
@@ -209,6 +215,7 @@ def test_a_run_resumed_with_wider_layers_keeps_its_policy_and_trains_on(tmp_path
             train.main(["--config", SMOKE, "--run-dir", str(run), "--resume", "--hidden", *hidden])
 
 
+@pytest.mark.slow
 def test_run_directories_are_never_replaced_by_accident(tmp_path):
     run = tmp_path / "run"
     common = ["--config", SMOKE, "--eval-every", "0", "--total-steps", "512", "--run-dir", str(run)]
@@ -229,6 +236,7 @@ def test_run_directories_are_never_replaced_by_accident(tmp_path):
     assert len(list(run.glob("events.out.tfevents.*"))) == 1 and [r["update"] for r in log_rows(run)] == ["1"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv, message", [
     (["--config", "no/such/config.yaml"], "No such file"),
     (["--config", str(ROOT / "README.md")], "not a YAML file"),
@@ -247,6 +255,7 @@ def test_command_line_bad_input_is_one_message_and_exit_2(tmp_path, argv, messag
     assert not run.exists()  # nothing written
 
 
+@pytest.mark.slow
 def test_a_logged_run_has_no_carriage_returns(tmp_path):
     proc = subprocess.run([sys.executable, str(ROOT / "train.py"), "--config", SMOKE, "--run-dir", str(tmp_path / "r"),
                            "--progress"], cwd=ROOT, capture_output=True, text=True, timeout=600)
@@ -276,6 +285,7 @@ def test_devices_are_resolved_and_named():
     assert next(agent.net.parameters()).device == agent.device == torch.device("cpu")
 
 
+@pytest.mark.slow
 def test_an_explicit_cpu_run_is_the_default_run_here(tmp_path):
     if torch.cuda.is_available():
         pytest.skip("auto means cuda on this machine")

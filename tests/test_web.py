@@ -490,6 +490,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="needs the system's chromium and chromedriver "
                     "(apt-get install chromium chromium-driver; .ci/run installs them)")
 def test_in_a_real_browser(tmp_path):

@@ -1,0 +1,61 @@
+"""``python -m agents.warmup``: fill numba's cache, so that a first use runs as fast as any later one.
+
+The rules core, the observation encoder and the heuristic bot's scorer are compiled by numba on
+first use (~10 s, see docs/startup.md) and cached (``cache=True``) beside their source or in
+``NUMBA_CACHE_DIR``. ``scripts/setup.sh`` runs this once after installing: it plays a few hands of
+every kind a first use plays (the PettingZoo env, the Gymnasium view with the greedy and heuristic
+bots as opponents, in both the partnership and the two-player game), which compiles what those
+compile and writes it to the cache. Later processes load it from there.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from tute_env import gym_env, tute_v0
+from tute_env.rules import make_rules
+
+from .registry import make_agent
+
+PRESETS = ("partnership", "two_player")
+
+
+def warm_up(presets=PRESETS, hands: int = 2) -> None:
+    """Play ``hands`` hands of each kind in each preset (compiling, or loading from the cache)."""
+    rng = np.random.default_rng(0)
+    for preset in presets:
+        env = tute_v0.env(variant=preset)
+        for hand in range(hands):
+            env.reset(seed=hand)
+            for agent in env.agent_iter():
+                observation, _, termination, truncation, _ = env.last()
+                done = termination or truncation
+                env.step(None if done else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+        env.close()
+        for bot in ("greedy", "heuristic"):
+            single = gym_env.TuteEnv(preset, opponents=make_agent(bot, make_rules(preset)))
+            for hand in range(hands):
+                single.reset(seed=hand)
+                over = False
+                while not over:
+                    action = int(rng.choice(np.flatnonzero(single.action_masks())))
+                    over = any(single.step(action)[2:4])
+
+
+def main(argv=None) -> int:
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv:
+        print("usage: python -m agents.warmup  (takes no arguments)", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    warm_up()
+    print(f"numba's cache is warm ({time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
