@@ -24,12 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # own and nothing else: not upward, and not a peer in its own layer.
 LAYERS = [
     {"tute_env", "tute_env.cards", "tute_env.streams"},
-    {"tute_env.rules"},
+    {"tute_env.rules", "tute_env.words"},
     {"tute_env.deal"},
     {"tute_env.core", "tute_env.reference"},
     {"tute_env.observation", "tute_env.scoring", "tute_env.narrate", "tute_env.render", "tute_env.records"},
-    {"tute_env.infoset", "tute_env.table", "tute_env.tute_v0"},
-    {"tute_env.gym_env"},
+    {"tute_env.infoset", "tute_env.table", "tute_env.tute_v0", "tute_env.solver"},
+    {"tute_env.gym_env", "tute_env.analysis"},
     {"agents"},
     {"tute_lab", "tute_play"},
     {"train", "evaluate"},
