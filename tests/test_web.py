@@ -914,3 +914,126 @@ def test_the_page_in_spanish_and_remembered(browser_server):
         })().catch((e) => done({error: String(e)}));
     """)
     assert got.get("over") and got["n"] > 0 and got["max"] < 500, got
+
+
+# ----------------------------------------------------------------------------------------------
+# Reviews: a finished hand's double-dummy analysis
+# ----------------------------------------------------------------------------------------------
+@pytest.fixture
+def exact_reviews(monkeypatch):
+    """An app whose reviews use point weight 0 and no time limit (fast for a partnership hand,
+    and every decision solved: the figures are analyze_record's whatever the machine's load)."""
+    from starlette.testclient import TestClient
+
+    from tute_play.web import session
+    from tute_play.web.server import create_app
+
+    monkeypatch.setattr(session, "REVIEW_POINT_WEIGHT", 0.0)
+    monkeypatch.setattr(session, "REVIEW_MAX_SECONDS", None)
+    app = create_app()
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
+        yield c, app
+
+
+@pytest.mark.slow
+def test_review_of_a_finished_hand_is_analyze_records_and_cached(exact_reviews):
+    from tute_env.analysis import analyze_record
+
+    client, app = exact_reviews
+    view = new_game(client, preset="partnership", seed=4)
+    assert not view["done"]
+    url = f"/api/games/{view['id']}/review"
+    # never during play: the hand being played, and (no hand over yet) the default, are refused
+    for body in ({}, {"hand": 1}):
+        r = client.post(url, json=body)
+        assert r.status_code == 409 and "not over" in r.json()["error"]
+    assert app.state.reviews.computed == 0
+    view, events = play_out(client, view)
+    r = client.post(url, json={"hand": 1})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    (rec,) = [x for x in parse_records(client.get(f"/api/games/{view['id']}/record").text.splitlines())]
+    decisions = analyze_record(rec, point_weight=0.0, max_seconds=None)
+    moves = data["review"]["moves"]
+    assert [m["action"] for m in moves] == [e["action"] for e in events] == rec.actions
+    assert [m["loss"] for m in moves] == pytest.approx([d.loss for d in decisions])
+    assert [m["best"] for m in moves] == [d.best_str for d in decisions]
+    assert all(m["solved"] for m in moves) and data["review"]["solved"] == len(moves)
+    assert data["hand"] == 1 and len(data["replay"]["steps"]) == len(moves) + 1
+    assert app.state.reviews.computed == 1
+    # cached: the same figures without a second analysis
+    again = client.post(url, json={})
+    assert again.status_code == 200 and again.json()["review"] == data["review"]
+    assert app.state.reviews.computed == 1
+    # the Replay panel's review of the same record: the same figures
+    r = client.post("/api/review", content=json.dumps(data["replay"]["record"]))
+    assert r.status_code == 200 and r.json()["review"]["moves"] == moves
+    assert app.state.reviews.computed == 2
+    # the next hand, being played, is refused; a hand that does not exist is a 404
+    client.post(f"/api/games/{view['id']}/next", json={})
+    assert client.post(url, json={"hand": 2}).status_code == 409
+    assert client.post(url, json={"hand": 3}).status_code == 404
+
+
+def test_bad_review_requests_are_a_short_4xx(client):
+    view = new_game(client)
+    url = f"/api/games/{view['id']}/review"
+    assert client.post(url, json={"hand": "1"}).status_code == 400
+    assert client.post(url, json={"hand": 1, "x": 2}).status_code == 400
+    assert client.post("/api/games/AAAAAAAAAAAAAAAA/review", json={}).status_code == 404
+    assert client.get(url).status_code == 405  # a GET starts no work
+    for body, words in (("", "one record"), ("{}\n{}", "one record"), ("[1]", "not a valid record"),
+                        ("{\"format\": \"tute-record/1\"}", "not a valid record")):
+        r = client.post("/api/review", content=body)
+        assert r.status_code == 422 and words in r.json()["error"], r.text
+    r = client.post("/api/review", content="x" * (70 * 1024))
+    assert r.status_code == 413
+    r = client.post(url, json={}, headers={"Origin": "http://evil.example"})
+    assert r.status_code == 403
+
+
+def test_reviews_run_one_per_game_and_a_few_at_once():
+    """The guards of :class:`Reviews`: a second review of a game while one runs is a 409, a
+    review beyond the pending cap a 503, and the analyses run in worker threads."""
+    import anyio
+    import threading
+
+    from tute_play.web import server
+    from tute_play.web.session import BadRequest
+
+    started, release = threading.Event(), threading.Event()
+    ran_on = []
+
+    def slow_review(record):
+        ran_on.append(threading.current_thread() is threading.main_thread())
+        started.set()
+        release.wait(10)
+        return {"moves": []}
+
+    async def scenario():
+        reviews = server.Reviews(running=1, pending=2, cached=4)
+        results = []
+        async with anyio.create_task_group() as tg:
+            async def one(key, owner):
+                results.append(await reviews.get(key, owner, {}))
+            tg.start_soon(one, "a1", "a")
+            await anyio.to_thread.run_sync(started.wait, 10)
+            with pytest.raises(BadRequest) as exc:
+                await reviews.get("a2", "a", {})
+            assert exc.value.status == 409
+            tg.start_soon(one, "b1", "b")  # waits for its turn
+            await anyio.sleep(0.05)
+            with pytest.raises(BadRequest) as exc:
+                await reviews.get("c1", "c", {})
+            assert exc.value.status == 503
+            release.set()
+        assert results == [{"moves": []}, {"moves": []}] and reviews.computed == 2
+        assert await reviews.get("a1", "a", {}) == {"moves": []} and reviews.computed == 2  # cached
+
+    original = server.review_of
+    server.review_of = slow_review
+    try:
+        anyio.run(scenario)
+    finally:
+        server.review_of = original
+    assert ran_on == [False, False]
