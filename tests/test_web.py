@@ -1037,3 +1037,44 @@ def test_reviews_run_one_per_game_and_a_few_at_once():
     finally:
         server.review_of = original
     assert ran_on == [False, False]
+
+
+@pytest.mark.slow
+def test_the_review_view_marks_each_move_after_the_hand(browser_server):
+    """A partnership hand played in the page; no Review while it is played; once it is over,
+    Review opens the hand's replay with a loss badge on every move and the seats' totals."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    driver, url = browser_server
+    _viewport(driver, 1366, 900)
+    driver.get(url)
+    wait = WebDriverWait(driver, 60)
+    wait.until(lambda d: _state(d) == "ready")
+    Select(driver.find_element(By.ID, "lang")).select_by_value("en")
+    Select(driver.find_element(By.ID, "preset")).select_by_value("partnership")
+    Select(driver.find_element(By.ID, "level")).select_by_value("easy")
+    driver.find_element(By.ID, "new-game").click()
+    while True:
+        wait.until(lambda d: _state(d) in ("your-turn", "done"))
+        if _state(driver) == "done":
+            break
+        assert not driver.find_elements(By.ID, "review")  # never during play
+        (driver.find_elements(By.CSS_SELECTOR, "#hand .card.legal")
+         or driver.find_elements(By.CSS_SELECTOR, "#actions button"))[0].click()
+    driver.find_element(By.ID, "review").click()
+    WebDriverWait(driver, 240).until(lambda d: not d.find_element(By.ID, "replay-bar").get_attribute("hidden"))
+    assert driver.find_element(By.ID, "match-score").text.startswith("Review of hand 1: human vs greedy")
+    driver.find_element(By.ID, "replay-last").click()
+    badges = driver.find_elements(By.CSS_SELECTOR, "#log .loss-badge")
+    steps = int(driver.find_element(By.ID, "replay-step").text.split("/")[1])
+    assert len(badges) == steps and steps >= 40
+    assert driver.find_elements(By.CSS_SELECTOR, "#replay-event .loss-badge")
+    texts = {b.text for b in badges}
+    assert texts <= {"best move", "not solved"} | {t for t in texts if t.startswith("loss ") and " · best " in t}
+    assert "best move" in texts
+    assert "loss per seat: player_0 " in driver.find_element(By.ID, "log").text
+    assert driver.find_element(By.ID, "replay-review").get_attribute("hidden")  # already reviewed
+    if os.environ.get("TUTE_WEB_SCREENSHOTS"):
+        driver.save_screenshot(str(Path(os.environ["TUTE_WEB_SCREENSHOTS"]) / "web_review.png"))
+    driver.find_element(By.ID, "replay-close").click()

@@ -272,6 +272,10 @@ PAGE_WORDS: dict[str, dict[str, str]] = {
         "replay_of": "Replay of hand {n}: {players}", "won_by": "(side {side} won)",
         "col_hand": "#", "col_points": "points", "col_winner": "winner", "col_games": "games", "col_score": "match",
         "recap": "The match in {n} hands", "match_over": "Match over",
+        "review": "Review", "reviewing": "Reviewing the hand with every card known (it takes a few seconds)…",
+        "review_of": "Review of hand {n}: {players}", "loss": "loss {loss}", "best": "best {best}",
+        "best_move": "best move", "not_solved": "not solved",
+        "review_totals": "Review (every card known, point weight {weight}): loss per seat: {totals}",
     },
     "es": {
         "lang": "Idioma", "preset": "Modalidad", "bots": "Bots", "seat": "Tu asiento", "match": "partida",
@@ -300,5 +304,9 @@ PAGE_WORDS: dict[str, dict[str, str]] = {
         "won_by": "(ganó la pareja {side})",
         "col_hand": "#", "col_points": "puntos", "col_winner": "gana", "col_games": "juegos", "col_score": "partida",
         "recap": "La partida en {n} manos", "match_over": "Fin de la partida",
+        "review": "Análisis", "reviewing": "Analizando la mano con todas las cartas a la vista (unos segundos)…",
+        "review_of": "Análisis de la mano {n}: {players}", "loss": "pierde {loss}", "best": "mejor {best}",
+        "best_move": "la mejor", "not_solved": "sin resolver",
+        "review_totals": "Análisis (todas las cartas a la vista, peso de los puntos {weight}): pérdida por jugador: {totals}",
     },
 }
