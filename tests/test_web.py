@@ -965,10 +965,10 @@ def test_review_of_a_finished_hand_is_analyze_records_and_cached(exact_reviews):
     again = client.post(url, json={})
     assert again.status_code == 200 and again.json()["review"] == data["review"]
     assert app.state.reviews.computed == 1
-    # the Replay panel's review of the same record: the same figures
+    # the Replay panel's review of the same record: the same review, not computed again
     r = client.post("/api/review", content=json.dumps(data["replay"]["record"]))
     assert r.status_code == 200 and r.json()["review"]["moves"] == moves
-    assert app.state.reviews.computed == 2
+    assert app.state.reviews.computed == 1
     # the next hand, being played, is refused; a hand that does not exist is a 404
     client.post(f"/api/games/{view['id']}/next", json={})
     assert client.post(url, json={"hand": 2}).status_code == 409
@@ -1040,9 +1040,10 @@ def test_reviews_run_one_per_game_and_a_few_at_once():
 
 
 @pytest.mark.slow
-def test_the_review_view_marks_each_move_after_the_hand(browser_server):
+def test_the_review_view_marks_each_move_after_the_hand(browser_server, tmp_path):
     """A partnership hand played in the page; no Review while it is played; once it is over,
-    Review opens the hand's replay with a loss badge on every move and the seats' totals."""
+    Review opens the hand's replay with a loss badge on every move and the seats' totals; the
+    Replay panel's Review of the same hand loaded from a file shows the same badges."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -1077,4 +1078,21 @@ def test_the_review_view_marks_each_move_after_the_hand(browser_server):
     assert driver.find_element(By.ID, "replay-review").get_attribute("hidden")  # already reviewed
     if os.environ.get("TUTE_WEB_SCREENSHOTS"):
         driver.save_screenshot(str(Path(os.environ["TUTE_WEB_SCREENSHOTS"]) / "web_review.png"))
+    driver.find_element(By.ID, "replay-close").click()
+    # the Replay panel: the hand's record loaded from a file, then its Review (the same record:
+    # the server's cached review)
+    game_id = driver.execute_script("return game.id")
+    record = driver.execute_async_script(
+        "fetch(`/api/games/${arguments[0]}/record`).then((r) => r.text()).then(arguments[1])", game_id)
+    path = tmp_path / "hand.jsonl"
+    path.write_text(record)
+    driver.find_element(By.ID, "replay-file").send_keys(str(path))
+    wait.until(lambda d: not d.find_element(By.ID, "replay-bar").get_attribute("hidden"))
+    assert not driver.find_elements(By.CSS_SELECTOR, ".loss-badge")
+    driver.find_element(By.ID, "replay-review").click()
+    wait.until(lambda d: d.find_element(By.ID, "replay-review").get_attribute("hidden"))  # reviewed
+    assert not driver.find_element(By.ID, "error").text
+    driver.find_element(By.ID, "replay-last").click()
+    assert {b.text for b in driver.find_elements(By.CSS_SELECTOR, "#log .loss-badge")} == texts
+    assert driver.find_element(By.ID, "match-score").text.startswith("Review of hand 1")
     driver.find_element(By.ID, "replay-close").click()

@@ -16,7 +16,8 @@ API (JSON; every error is a 4xx ``{"error": message}``):
 A review is a finished hand's double-dummy analysis (:func:`.session.review_of`): slow, so it
 runs in a worker thread, at most :data:`MAX_REVIEWS_RUNNING` at once and :data:`MAX_REVIEWS_PENDING`
 running or waiting (more: 503), one at a time per game or record (409), each decision's solve
-bounded by ``REVIEW_MAX_SECONDS``; the results are cached (the last :data:`MAX_REVIEWS_CACHED`).
+bounded by ``REVIEW_MAX_SECONDS``; the results are cached by the record's content (the last
+:data:`MAX_REVIEWS_CACHED`): a game's hand and the same record loaded in the Replay panel share one.
 Reviews are POSTs: they are work a page of another site must not start.
 
 No endpoint takes a path: the only file read is the one named on the command line.
@@ -379,7 +380,7 @@ async def _game_review(request: Request) -> Response:
     lang = _lang(request)
     record = await _off_loop(request, _finished_hand, game, data.get("hand"))
     hand = record["hand"] + 1
-    review = await request.app.state.reviews.get(("game", game.id, hand), ("game", game.id), record)
+    review = await request.app.state.reviews.get(_record_key(record), ("game", game.id), record)
     return _ok({"hand": hand, "replay": await _off_loop(request, replay_view, record, lang), "review": review})
 
 
@@ -396,8 +397,14 @@ async def _review(request: Request) -> Response:
     except UnicodeDecodeError:
         raise BadRequest("a record must be UTF-8 text (one JSON line)") from None
     record = await _off_loop(request, record_of_text, text)
-    key = hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
-    return _ok({"review": await request.app.state.reviews.get(("record", key), ("record", key), record)})
+    key = _record_key(record)
+    return _ok({"review": await request.app.state.reviews.get(key, key, record)})
+
+
+def _record_key(record: dict) -> str:
+    """A review's cache key: the record's content (a game's hand and the same hand loaded in the
+    Replay panel share one review)."""
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
 
 
 async def _bad_request(request: Request, exc: BadRequest) -> Response:
