@@ -295,9 +295,9 @@ def test_replay_review_shows_each_moves_loss_and_the_best_move(reviewed_hand):
 
 @pytest.mark.slow
 def test_replay_review_in_spanish_and_its_options_checked(reviewed_hand, capsys):
-    from tute_play.terminal import replay_step, review_line
     from tute_env.analysis import Decision
     from tute_env.records import replay
+    from tute_play.terminal import replay_step, review_line
 
     path, record, decisions = reviewed_hand
     lost = next(d for d in decisions if d.loss > 1e-12)
@@ -306,7 +306,7 @@ def test_replay_review_in_spanish_and_its_options_checked(reviewed_hand, capsys)
     step = replay_step(record, replay(record), lost.ply + 1, symbols=False, review=decisions)
     assert f"review: loss {lost.loss:.3f}; best {lost.best_str}" in step
     for argv in (["--review"], ["--replay", str(path), "--max-seconds", "5"],
-                 ["--replay", str(path), "--review", "--max-seconds", "0"]):
+                 ["--replay", str(path), "--review", "--max-seconds", "0"], ["--web", "--review"]):
         with pytest.raises(SystemExit) as exc:
             main(argv, input_fn=scripted([]), out=io.StringIO())
         assert exc.value.code == 2

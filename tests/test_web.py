@@ -992,11 +992,12 @@ def test_bad_review_requests_are_a_short_4xx(client):
     assert r.status_code == 403
 
 
-def test_reviews_run_one_per_game_and_a_few_at_once():
+def test_reviews_run_one_per_game_and_a_few_at_once(monkeypatch):
     """The guards of :class:`Reviews`: a second review of a game while one runs is a 409, a
     review beyond the pending cap a 503, and the analyses run in worker threads."""
-    import anyio
     import threading
+
+    import anyio
 
     from tute_play.web import server
     from tute_play.web.session import BadRequest
@@ -1030,12 +1031,8 @@ def test_reviews_run_one_per_game_and_a_few_at_once():
         assert results == [{"moves": []}, {"moves": []}] and reviews.computed == 2
         assert await reviews.get("a1", "a", {}) == {"moves": []} and reviews.computed == 2  # cached
 
-    original = server.review_of
-    server.review_of = slow_review
-    try:
-        anyio.run(scenario)
-    finally:
-        server.review_of = original
+    monkeypatch.setattr(server, "review_of", slow_review)
+    anyio.run(scenario)
     assert ran_on == [False, False]
 
 

@@ -42,8 +42,8 @@ from agents.base import shipped_presets
 from tute_env.records import RecordWriter
 from tute_env.rules import PRESETS, make_rules, parse_overrides
 
-from .levels import LEVEL_HELP, LEVELS, MOVES_HELP, NETWORK_LEVELS, make_bots, seat_specs
 from .analyze import DEFAULT_POINT_WEIGHT
+from .levels import LEVEL_HELP, LEVELS, MOVES_HELP, NETWORK_LEVELS, make_bots, seat_specs
 from .terminal import Console, Quit, choose_record, history_path, open_history, replay_hand, review_hand, run
 
 #: ``--review``'s default solver time per decision (seconds): a slower one is shown as not solved.
@@ -160,6 +160,9 @@ def _main_web(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``--web``: the web table, with --preset, --level and --seat as the new-game form's choices."""
     if args.overrides or args.opponent or args.partner or args.hands is not None:
         parser.error("--set, --opponent, --partner and --hands are for the terminal game, not --web")
+    if args.review or args.point_weight is not None or args.max_seconds is not None:
+        parser.error("--review, --point-weight and --max-seconds are for the terminal replay; the web table's "
+                     "Review button reviews a finished hand (docs/web.md)")
     if not 0 <= args.seat < PRESETS[args.preset].num_players:
         parser.error(f"--seat must be 0..{PRESETS[args.preset].num_players - 1}")
     if not 0 <= args.port <= 65535:

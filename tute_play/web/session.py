@@ -20,6 +20,7 @@ import weakref
 import numpy as np
 
 from agents.base import shipped_presets
+from tute_env.analysis import analyze_record, seat_losses
 from tute_env.cards import (
     CARD_POINTS,
     CARD_STRENGTH,
@@ -37,7 +38,6 @@ from tute_env.cards import (
     card_str,
     cards_of,
 )
-from tute_env.analysis import analyze_record, seat_losses
 from tute_env.core import Game, State
 from tute_env.deal import random_deals
 from tute_env.narrate import describe_action, games_won, hand_summary, match_over_text, narrate, side_label
