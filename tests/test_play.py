@@ -247,3 +247,67 @@ def test_illegal_moves_explained_in_spanish():
     assert "pass no vale: pasar solo sirve en un turno de cante; ahora tienes que echar una carta. Prueba otra vez." \
         in text
     assert "jugadas posibles:" in text and "legal moves" not in text
+
+
+@pytest.fixture(scope="module")
+def reviewed_hand(tmp_path_factory):
+    """A partnership record (greedy against random) whose analysis at point weight 0 has moves
+    that lost, written to a file, and that analysis (tute_env.analysis)."""
+    from tute_env.analysis import analyze_record
+    from tute_env.records import RecordWriter
+    from tute_lab.evaluation import evaluate_pairing
+
+    records = []
+    evaluate_pairing(PRESETS["partnership"], "greedy", "random", num_deals=1, record=records.append,
+                     seed_start=3_000_000_000)
+    path = tmp_path_factory.mktemp("review") / "hands.jsonl"
+    with RecordWriter(path) as writer:
+        for record in records:
+            writer(record)
+    decisions = analyze_record(records[1], point_weight=0.0, max_seconds=None)  # every decision solved
+    assert any(d.loss > 1e-12 for d in decisions)  # the hand shows a loss and a best move
+    return path, records[1], decisions
+
+
+@pytest.mark.slow
+def test_replay_review_shows_each_moves_loss_and_the_best_move(reviewed_hand):
+    from tute_env.analysis import seat_losses
+
+    path, record, decisions = reviewed_hand
+    out = io.StringIO()
+    steps = [""] * len(record.actions) + ["q"]
+    assert main(["--replay", str(path), "--hand", "2", "--review", "--point-weight", "0", "--max-seconds", "600",
+                 "--plain"],
+                input_fn=scripted(steps), out=out) == 0
+    text = out.getvalue()
+    assert "Reviewing the hand with every card known: " in text
+    assert f"{len(decisions)} of {len(decisions)} decisions solved" in text
+    lines = [line.strip() for line in text.splitlines() if line.strip().startswith("review: ")]
+    expected = [f"review: loss {d.loss:.3f}; best {d.best_str}" if d.loss > 1e-12 else "review: a best move (loss 0)"
+                for d in decisions]
+    assert lines == expected
+    assert sum(line.startswith("review: loss ") for line in lines) >= 1
+    totals = seat_losses(decisions, 4)
+    assert "review, total loss per seat: " + ", ".join(
+        f"player_{x} ({record.players[x]}) {t:.3f}" for x, t in enumerate(totals)) in text
+    assert max(totals) > 0
+
+
+@pytest.mark.slow
+def test_replay_review_in_spanish_and_its_options_checked(reviewed_hand, capsys):
+    from tute_env.analysis import Decision
+    from tute_env.records import replay
+    from tute_play.terminal import replay_step, review_line
+
+    path, record, decisions = reviewed_hand
+    lost = next(d for d in decisions if d.loss > 1e-12)
+    assert review_line(lost, "es") == f"  análisis: pierde {lost.loss:.3f}; mejor {lost.best_str}"
+    assert review_line(Decision(0, 0, 0, solved=False)) == "  review: not solved (the solver's time ran out)"
+    step = replay_step(record, replay(record), lost.ply + 1, symbols=False, review=decisions)
+    assert f"review: loss {lost.loss:.3f}; best {lost.best_str}" in step
+    for argv in (["--review"], ["--replay", str(path), "--max-seconds", "5"],
+                 ["--replay", str(path), "--review", "--max-seconds", "0"], ["--web", "--review"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv, input_fn=scripted([]), out=io.StringIO())
+        assert exc.value.code == 2
+    assert "--replay FILE" in capsys.readouterr().err

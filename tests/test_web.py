@@ -915,3 +915,182 @@ def test_the_page_in_spanish_and_remembered(browser_server):
         })().catch((e) => done({error: String(e)}));
     """)
     assert got.get("over") and got["n"] > 0 and got["max"] < 500, got
+
+
+# ----------------------------------------------------------------------------------------------
+# Reviews: a finished hand's double-dummy analysis
+# ----------------------------------------------------------------------------------------------
+@pytest.fixture
+def exact_reviews(monkeypatch):
+    """An app whose reviews use point weight 0 and no time limit (fast for a partnership hand,
+    and every decision solved: the figures are analyze_record's whatever the machine's load)."""
+    from starlette.testclient import TestClient
+
+    from tute_play.web import session
+    from tute_play.web.server import create_app
+
+    monkeypatch.setattr(session, "REVIEW_POINT_WEIGHT", 0.0)
+    monkeypatch.setattr(session, "REVIEW_MAX_SECONDS", None)
+    app = create_app()
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
+        yield c, app
+
+
+@pytest.mark.slow
+def test_review_of_a_finished_hand_is_analyze_records_and_cached(exact_reviews):
+    from tute_env.analysis import analyze_record
+
+    client, app = exact_reviews
+    view = new_game(client, preset="partnership", seed=4)
+    assert not view["done"]
+    url = f"/api/games/{view['id']}/review"
+    # never during play: the hand being played, and (no hand over yet) the default, are refused
+    for body in ({}, {"hand": 1}):
+        r = client.post(url, json=body)
+        assert r.status_code == 409 and "not over" in r.json()["error"]
+    assert app.state.reviews.computed == 0
+    view, events = play_out(client, view)
+    r = client.post(url, json={"hand": 1})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    (rec,) = [x for x in parse_records(client.get(f"/api/games/{view['id']}/record").text.splitlines())]
+    decisions = analyze_record(rec, point_weight=0.0, max_seconds=None)
+    moves = data["review"]["moves"]
+    assert [m["action"] for m in moves] == [e["action"] for e in events] == rec.actions
+    assert [m["loss"] for m in moves] == pytest.approx([d.loss for d in decisions])
+    assert [m["best"] for m in moves] == [d.best_str for d in decisions]
+    assert all(m["solved"] for m in moves) and data["review"]["solved"] == len(moves)
+    assert data["hand"] == 1 and len(data["replay"]["steps"]) == len(moves) + 1
+    assert app.state.reviews.computed == 1
+    # cached: the same figures without a second analysis
+    again = client.post(url, json={})
+    assert again.status_code == 200 and again.json()["review"] == data["review"]
+    assert app.state.reviews.computed == 1
+    # the Replay panel's review of the same record: the same review, not computed again
+    r = client.post("/api/review", content=json.dumps(data["replay"]["record"]))
+    assert r.status_code == 200 and r.json()["review"]["moves"] == moves
+    assert app.state.reviews.computed == 1
+    # the next hand, being played, is refused; a hand that does not exist is a 404
+    client.post(f"/api/games/{view['id']}/next", json={})
+    assert client.post(url, json={"hand": 2}).status_code == 409
+    assert client.post(url, json={"hand": 3}).status_code == 404
+
+
+def test_bad_review_requests_are_a_short_4xx(client):
+    view = new_game(client)
+    url = f"/api/games/{view['id']}/review"
+    assert client.post(url, json={"hand": "1"}).status_code == 400
+    assert client.post(url, json={"hand": 1, "x": 2}).status_code == 400
+    assert client.post("/api/games/AAAAAAAAAAAAAAAA/review", json={}).status_code == 404
+    assert client.get(url).status_code == 405  # a GET starts no work
+    for body, words in (("", "one record"), ("{}\n{}", "one record"), ("[1]", "not a valid record"),
+                        ("{\"format\": \"tute-record/1\"}", "not a valid record")):
+        r = client.post("/api/review", content=body)
+        assert r.status_code == 422 and words in r.json()["error"], r.text
+    r = client.post("/api/review", content="x" * (70 * 1024))
+    assert r.status_code == 413
+    r = client.post(url, json={}, headers={"Origin": "http://evil.example"})
+    assert r.status_code == 403
+
+
+def test_reviews_run_one_per_game_and_a_few_at_once(monkeypatch):
+    """The guards of :class:`Reviews`: a second review of a game while one runs is a 409, a
+    review beyond the pending cap a 503, and the analyses run in worker threads."""
+    import threading
+
+    import anyio
+
+    from tute_play.web import server
+    from tute_play.web.session import BadRequest
+
+    started, release = threading.Event(), threading.Event()
+    ran_on = []
+
+    def slow_review(record):
+        ran_on.append(threading.current_thread() is threading.main_thread())
+        started.set()
+        release.wait(10)
+        return {"moves": []}
+
+    async def scenario():
+        reviews = server.Reviews(running=1, pending=2, cached=4)
+        results = []
+        async with anyio.create_task_group() as tg:
+            async def one(key, owner):
+                results.append(await reviews.get(key, owner, {}))
+            tg.start_soon(one, "a1", "a")
+            await anyio.to_thread.run_sync(started.wait, 10)
+            with pytest.raises(BadRequest) as exc:
+                await reviews.get("a2", "a", {})
+            assert exc.value.status == 409
+            tg.start_soon(one, "b1", "b")  # waits for its turn
+            await anyio.sleep(0.05)
+            with pytest.raises(BadRequest) as exc:
+                await reviews.get("c1", "c", {})
+            assert exc.value.status == 503
+            release.set()
+        assert results == [{"moves": []}, {"moves": []}] and reviews.computed == 2
+        assert await reviews.get("a1", "a", {}) == {"moves": []} and reviews.computed == 2  # cached
+
+    monkeypatch.setattr(server, "review_of", slow_review)
+    anyio.run(scenario)
+    assert ran_on == [False, False]
+
+
+@pytest.mark.slow
+def test_the_review_view_marks_each_move_after_the_hand(browser_server, tmp_path):
+    """A partnership hand played in the page; no Review while it is played; once it is over,
+    Review opens the hand's replay with a loss badge on every move and the seats' totals; the
+    Replay panel's Review of the same hand loaded from a file shows the same badges."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    driver, url = browser_server
+    _viewport(driver, 1366, 900)
+    driver.get(url)
+    wait = WebDriverWait(driver, 60)
+    wait.until(lambda d: _state(d) == "ready")
+    Select(driver.find_element(By.ID, "lang")).select_by_value("en")
+    Select(driver.find_element(By.ID, "preset")).select_by_value("partnership")
+    Select(driver.find_element(By.ID, "level")).select_by_value("easy")
+    driver.find_element(By.ID, "new-game").click()
+    while True:
+        wait.until(lambda d: _state(d) in ("your-turn", "done"))
+        if _state(driver) == "done":
+            break
+        assert not driver.find_elements(By.ID, "review")  # never during play
+        (driver.find_elements(By.CSS_SELECTOR, "#hand .card.legal")
+         or driver.find_elements(By.CSS_SELECTOR, "#actions button"))[0].click()
+    driver.find_element(By.ID, "review").click()
+    WebDriverWait(driver, 240).until(lambda d: not d.find_element(By.ID, "replay-bar").get_attribute("hidden"))
+    assert driver.find_element(By.ID, "match-score").text.startswith("Review of hand 1: human vs greedy")
+    driver.find_element(By.ID, "replay-last").click()
+    badges = driver.find_elements(By.CSS_SELECTOR, "#log .loss-badge")
+    steps = int(driver.find_element(By.ID, "replay-step").text.split("/")[1])
+    assert len(badges) == steps and steps >= 40
+    assert driver.find_elements(By.CSS_SELECTOR, "#replay-event .loss-badge")
+    texts = {b.text for b in badges}
+    assert texts <= {"best move", "not solved"} | {t for t in texts if t.startswith("loss ") and " · best " in t}
+    assert "best move" in texts
+    assert "loss per seat: player_0 " in driver.find_element(By.ID, "log").text
+    assert driver.find_element(By.ID, "replay-review").get_attribute("hidden")  # already reviewed
+    if os.environ.get("TUTE_WEB_SCREENSHOTS"):
+        driver.save_screenshot(str(Path(os.environ["TUTE_WEB_SCREENSHOTS"]) / "web_review.png"))
+    driver.find_element(By.ID, "replay-close").click()
+    # the Replay panel: the hand's record loaded from a file, then its Review (the same record:
+    # the server's cached review)
+    game_id = driver.execute_script("return game.id")
+    record = driver.execute_async_script(
+        "fetch(`/api/games/${arguments[0]}/record`).then((r) => r.text()).then(arguments[1])", game_id)
+    path = tmp_path / "hand.jsonl"
+    path.write_text(record)
+    driver.find_element(By.ID, "replay-file").send_keys(str(path))
+    wait.until(lambda d: not d.find_element(By.ID, "replay-bar").get_attribute("hidden"))
+    assert not driver.find_elements(By.CSS_SELECTOR, ".loss-badge")
+    driver.find_element(By.ID, "replay-review").click()
+    wait.until(lambda d: d.find_element(By.ID, "replay-review").get_attribute("hidden"))  # reviewed
+    assert not driver.find_element(By.ID, "error").text
+    driver.find_element(By.ID, "replay-last").click()
+    assert {b.text for b in driver.find_elements(By.CSS_SELECTOR, "#log .loss-badge")} == texts
+    assert driver.find_element(By.ID, "match-score").text.startswith("Review of hand 1")
+    driver.find_element(By.ID, "replay-close").click()

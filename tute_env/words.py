@@ -98,6 +98,13 @@ WORDS: dict[str, dict[str, str]] = {
         "t_legal": "  {kind}; legal moves:",
         "t_lead": "your lead", "t_follow": "your play", "t_declare": "your declaration turn",
         "t_not_allowed": "  {action} is not allowed: {why}. Try again.",
+        # the terminal replay's review (double-dummy analysis, tute_env.analysis)
+        "r_start": "Reviewing the hand with every card known: {n} decisions, point weight {weight}, at most {seconds:g} s each...",
+        "r_done": "Reviewed in {seconds:.1f} s: {solved} of {n} decisions solved.",
+        "r_loss": "  review: loss {loss:.3f}; best {best}",
+        "r_best": "  review: a best move (loss 0)",
+        "r_unsolved": "  review: not solved (the solver's time ran out)",
+        "r_totals": "  review, total loss per seat: {totals}",
         # the web table's prompt
         "p_over": "Hand over: the result is in the box.",
         "p_waiting": "{who} to play",
@@ -181,6 +188,13 @@ WORDS: dict[str, dict[str, str]] = {
         "t_legal": "  {kind}; jugadas posibles:",
         "t_lead": "sales tú", "t_follow": "echas tú", "t_declare": "tu turno de cante",
         "t_not_allowed": "  {action} no vale: {why}. Prueba otra vez.",
+        "r_start": "Analizando la mano con todas las cartas a la vista: {n} jugadas, peso de los puntos {weight}, "
+                   "como mucho {seconds:g} s cada una...",
+        "r_done": "Analizada en {seconds:.1f} s: {solved} de {n} jugadas resueltas.",
+        "r_loss": "  análisis: pierde {loss:.3f}; mejor {best}",
+        "r_best": "  análisis: una de las mejores jugadas (pierde 0)",
+        "r_unsolved": "  análisis: sin resolver (se acabó el tiempo del solver)",
+        "r_totals": "  análisis, pérdida total por jugador: {totals}",
         "p_over": "Fin de la mano: el resultado está en el recuadro.",
         "p_waiting": "juega {who}",
         "p_lead": "Te toca: sal con una carta",
@@ -258,6 +272,10 @@ PAGE_WORDS: dict[str, dict[str, str]] = {
         "replay_of": "Replay of hand {n}: {players}", "won_by": "(side {side} won)",
         "col_hand": "#", "col_points": "points", "col_winner": "winner", "col_games": "games", "col_score": "match",
         "recap": "The match in {n} hands", "match_over": "Match over",
+        "review": "Review", "reviewing": "Reviewing the hand with every card known (it takes a few seconds)…",
+        "review_of": "Review of hand {n}: {players}", "loss": "loss {loss}", "best": "best {best}",
+        "best_move": "best move", "not_solved": "not solved",
+        "review_totals": "Review (every card known, point weight {weight}): loss per seat: {totals}",
     },
     "es": {
         "lang": "Idioma", "preset": "Modalidad", "bots": "Bots", "seat": "Tu asiento", "match": "partida",
@@ -286,5 +304,9 @@ PAGE_WORDS: dict[str, dict[str, str]] = {
         "won_by": "(ganó la pareja {side})",
         "col_hand": "#", "col_points": "puntos", "col_winner": "gana", "col_games": "juegos", "col_score": "partida",
         "recap": "La partida en {n} manos", "match_over": "Fin de la partida",
+        "review": "Análisis", "reviewing": "Analizando la mano con todas las cartas a la vista (unos segundos)…",
+        "review_of": "Análisis de la mano {n}: {players}", "loss": "pierde {loss}", "best": "mejor {best}",
+        "best_move": "la mejor", "not_solved": "sin resolver",
+        "review_totals": "Análisis (todas las cartas a la vista, peso de los puntos {weight}): pérdida por jugador: {totals}",
     },
 }

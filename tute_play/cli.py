@@ -23,6 +23,13 @@ file (``$XDG_DATA_HOME/tute_env/history.jsonl``, by default ``~/.local/share/tut
 hand (``--hand N``: the file's N-th record, from 1; by default its last) with every hand face up:
 
     tute-play --replay ~/.local/share/tute_env/history.jsonl
+
+``--review`` (with ``--replay``) analyses the hand first with every card known (the figures of
+``tute-analyze``, :mod:`tute_env.analysis`; a short line says how long it took) and then each
+step shows the double-dummy loss of the move just played and the best move when the loss is
+above zero ("review: loss 2.014; best 6b"), the last step each seat's total loss; a decision the
+solver cannot finish within ``--max-seconds`` (default 10) is shown as not solved. In a
+two_player hand with a long stock the early decisions may be "not solved".
 """
 
 from __future__ import annotations
@@ -35,8 +42,12 @@ from agents.base import shipped_presets
 from tute_env.records import RecordWriter
 from tute_env.rules import PRESETS, make_rules, parse_overrides
 
+from .analyze import DEFAULT_POINT_WEIGHT
 from .levels import LEVEL_HELP, LEVELS, MOVES_HELP, NETWORK_LEVELS, make_bots, seat_specs
-from .terminal import Console, Quit, choose_record, history_path, open_history, replay_hand, run
+from .terminal import Console, Quit, choose_record, history_path, open_history, replay_hand, review_hand, run
+
+#: ``--review``'s default solver time per decision (seconds): a slower one is shown as not solved.
+REVIEW_MAX_SECONDS = 10.0
 
 
 def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input, out=None) -> int:
@@ -65,6 +76,16 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
                              "browser's Replay panel)")
     parser.add_argument("--hand", type=int, default=None, metavar="N",
                         help="with --replay: the N-th hand of the file (from 1; default the last)")
+    parser.add_argument("--review", action="store_true",
+                        help="with --replay: analyse the hand first (every card known, tute-analyze's figures), "
+                             "then each step shows the move's loss and the best move, the last step each seat's "
+                             "total loss")
+    parser.add_argument("--point-weight", type=float, default=None,
+                        help=f"with --review: weight of the point difference in a value (default "
+                             f"{DEFAULT_POINT_WEIGHT}, as tute-analyze)")
+    parser.add_argument("--max-seconds", type=float, default=None,
+                        help=f"with --review: the solver's time per decision before it is shown as not solved "
+                             f"(default {REVIEW_MAX_SECONDS:g})")
     web = parser.add_argument_group("web table", "play in the browser instead (needs the [web] extra; docs/web.md)")
     web.add_argument("--web", action="store_true", help="serve the web table and open it in the browser")
     web.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1, this machine only)")
@@ -78,13 +99,23 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
     io = Console(input_fn, out)
     if args.hand is not None and not args.replay:
         parser.error("--hand goes with --replay FILE")
+    if (args.review or args.point_weight is not None or args.max_seconds is not None) and not args.replay:
+        parser.error("--review, --point-weight and --max-seconds go with --replay FILE")
+    if (args.point_weight is not None or args.max_seconds is not None) and not args.review:
+        parser.error("--point-weight and --max-seconds go with --review")
+    if args.max_seconds is not None and not args.max_seconds > 0:
+        parser.error(f"--max-seconds must be positive, got {args.max_seconds}")
     if args.replay:
         try:
             record = choose_record(args.replay, args.hand)
         except ValueError as err:
             parser.error(str(err))
         try:
-            replay_hand(record, io, symbols=not args.plain)
+            review = None
+            if args.review:
+                review = review_hand(record, io, DEFAULT_POINT_WEIGHT if args.point_weight is None else args.point_weight,
+                                     args.max_seconds or REVIEW_MAX_SECONDS, args.lang)
+            replay_hand(record, io, symbols=not args.plain, review=review, lang=args.lang)
         except Quit:
             pass
         except KeyboardInterrupt:
@@ -129,6 +160,9 @@ def _main_web(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``--web``: the web table, with --preset, --level and --seat as the new-game form's choices."""
     if args.overrides or args.opponent or args.partner or args.hands is not None:
         parser.error("--set, --opponent, --partner and --hands are for the terminal game, not --web")
+    if args.review or args.point_weight is not None or args.max_seconds is not None:
+        parser.error("--review, --point-weight and --max-seconds are for the terminal replay; the web table's "
+                     "Review button reviews a finished hand (docs/web.md)")
     if not 0 <= args.seat < PRESETS[args.preset].num_players:
         parser.error(f"--seat must be 0..{PRESETS[args.preset].num_players - 1}")
     if not 0 <= args.port <= 65535:

@@ -279,9 +279,14 @@ REPLAY_HELP = ("Enter or n: next action; p: previous; a number: go to that actio
                "s: start; e: end; q: quit")
 
 
-def replay_step(record: Record, states: Sequence[State], k: int, symbols: bool = True) -> str:
+def replay_step(record: Record, states: Sequence[State], k: int, symbols: bool = True,
+                review: Sequence | None = None, lang: str = "en") -> str:
     """The replay's view after ``k`` actions: what the k-th action did (and the trick it ended),
-    then the table with every hand face up, the cantes and the scores as they were."""
+    then the table with every hand face up, the cantes and the scores as they were.
+
+    ``review``: the hand's :func:`tute_env.analysis.analyze_record` decisions; each step then
+    says the double-dummy loss of the action just played and the best move (loss above zero),
+    and the last step each seat's total loss (``lang``: the words of these lines)."""
     rules, total = record.rules, len(record.actions)
     if k == 0:
         dealer = record.deal.dealer
@@ -301,11 +306,51 @@ def replay_step(record: Record, states: Sequence[State], k: int, symbols: bool =
             head += (f"\n  trick {int(after.tricks_played[0])}: "
                      + ", ".join(f"player_{x} {card_str(cards[x])}" for x in order)
                      + f" -> player_{winner} takes it ({gained} points)")
-    return head + "\n" + render_text(rules, states[k], 0, show_all=True, symbols=symbols)
+        if review is not None:
+            head += "\n" + review_line(review[k - 1], lang)
+    text = head + "\n" + render_text(rules, states[k], 0, show_all=True, symbols=symbols)
+    if review is not None and k == total:
+        text += "\n" + review_totals(record, review, lang)
+    return text
 
 
-def replay_hand(record: Record, io: Console, symbols: bool = True) -> None:
-    """Step forward and back through a recorded hand, played again through the core."""
+def review_line(decision, lang: str = "en") -> str:
+    """One decision's review: its loss and the best move, a best move, or not solved."""
+    if not decision.solved:
+        return word(lang, "r_unsolved")
+    if decision.loss > 1e-12:
+        return word(lang, "r_loss", loss=decision.loss, best=decision.best_str)
+    return word(lang, "r_best")
+
+
+def review_totals(record: Record, review: Sequence, lang: str = "en") -> str:
+    """Each seat's total loss over its solved decisions (:func:`tute_env.analysis.seat_losses`)."""
+    from tute_env.analysis import seat_losses
+
+    totals = seat_losses(review, record.rules.num_players)
+    return word(lang, "r_totals", totals=", ".join(f"player_{x} ({record.players[x]}) {t:.3f}"
+                                                   for x, t in enumerate(totals)))
+
+
+def review_hand(record: Record, io: Console, point_weight: float, max_seconds: float, lang: str = "en") -> list:
+    """The hand's double-dummy analysis (:func:`tute_env.analysis.analyze_record`), with a line
+    before (what it does) and after (how long it took)."""
+    import time
+
+    from tute_env.analysis import analyze_record
+
+    n = len(record.actions)
+    io.say(word(lang, "r_start", n=n, weight=point_weight, seconds=max_seconds))
+    start = time.perf_counter()
+    decisions = analyze_record(record, point_weight=point_weight, max_seconds=max_seconds)
+    io.say(word(lang, "r_done", seconds=time.perf_counter() - start, solved=sum(d.solved for d in decisions), n=n))
+    return decisions
+
+
+def replay_hand(record: Record, io: Console, symbols: bool = True, review: Sequence | None = None,
+                lang: str = "en") -> None:
+    """Step forward and back through a recorded hand, played again through the core
+    (``review``: its analysis, shown with every step: :func:`replay_step`)."""
     states = replay(record)
     total = len(record.actions)
     # The record's ``hand`` counts from 0 (docs/records.md); people count hands from 1, as --hand does.
@@ -317,7 +362,7 @@ def replay_hand(record: Record, io: Console, symbols: bool = True) -> None:
            + ("" if record.hand is not None or record.match is None else f", match {record.match}"))
     io.say(REPLAY_HELP)
     k = 0
-    io.say(replay_step(record, states, k, symbols))
+    io.say(replay_step(record, states, k, symbols, review, lang))
     while True:
         text = io.ask(f"replay {k}/{total}> ").strip().lower()
         if text in ("q", "quit", "exit"):
@@ -341,7 +386,7 @@ def replay_hand(record: Record, io: Console, symbols: bool = True) -> None:
         else:
             io.say(f"  I do not understand {text!r}: " + REPLAY_HELP)
             continue
-        io.say(replay_step(record, states, k, symbols))
+        io.say(replay_step(record, states, k, symbols, review, lang))
 
 
 def choose_record(path: str, hand: int | None) -> Record:

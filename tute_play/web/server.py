@@ -10,6 +10,15 @@ API (JSON; every error is a 4xx ``{"error": message}``):
 * ``GET  /api/games/{id}/record``      the finished hands as a ``.jsonl`` download (tute-record/1)
 * ``POST /api/replay``                 a record file's text (the body) -> every hand, step by step, all hands shown
 * ``GET  /api/preloaded``              the replay of the file given with ``--replay``, if any
+* ``POST /api/games/{id}/review``      ``{hand?}`` -> a finished hand's replay and review (409 while it is played)
+* ``POST /api/review``                 one record (the body) -> its review
+
+A review is a finished hand's double-dummy analysis (:func:`.session.review_of`): slow, so it
+runs in a worker thread, at most :data:`MAX_REVIEWS_RUNNING` at once and :data:`MAX_REVIEWS_PENDING`
+running or waiting (more: 503), one at a time per game or record (409), each decision's solve
+bounded by ``REVIEW_MAX_SECONDS``; the results are cached by the record's content (the last
+:data:`MAX_REVIEWS_CACHED`): a game's hand and the same record loaded in the Replay panel share one.
+Reviews are POSTs: they are work a page of another site must not start.
 
 No endpoint takes a path: the only file read is the one named on the command line.
 
@@ -23,10 +32,12 @@ at its hand limit while it is read; every bad request is a short 4xx.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
 import traceback
+from collections import OrderedDict
 from pathlib import Path
 
 import anyio
@@ -46,7 +57,7 @@ from tute_env.rules import PRESETS
 from tute_env.words import LANGS, PAGE_WORDS
 
 from ..levels import LEVELS, NETWORK_LEVELS
-from .session import MAX_REPLAY_HANDS, BadRequest, Games, replay_of_text
+from .session import MAX_REPLAY_HANDS, BadRequest, Games, record_of_text, replay_of_text, replay_view, review_of
 
 STATIC = Path(__file__).parent / "static"
 #: The largest request body accepted (a record upload of a few hundred hands fits).
@@ -55,6 +66,14 @@ _ID = re.compile(r"^[A-Za-z0-9_-]{16}$")
 #: How many requests may play moves (bots thinking) at once, in worker threads; more wait their turn
 #: without holding a thread, so reads (views, records, options) always find one.
 MAX_BOT_THREADS = 4
+#: Reviews (double-dummy analyses) computed at once, each in a worker thread of its own.
+MAX_REVIEWS_RUNNING = 1
+#: Reviews running or waiting for their turn; one more is refused (503: the server is busy).
+MAX_REVIEWS_PENDING = 4
+#: Reviews kept (the least recently used is dropped beyond this); a review is a few kilobytes.
+MAX_REVIEWS_CACHED = 256
+#: The largest record ``POST /api/review`` takes (one hand).
+MAX_REVIEW_BODY = 64 * 1024
 #: Seconds a request body may stall (no bytes arriving) before the request is refused (408).
 BODY_TIMEOUT = 10.0
 #: Every response's headers (the static files' too: :class:`SecurityHeadersMiddleware`).
@@ -238,6 +257,40 @@ def _locked(game, change=None, *args):
         return game.view()
 
 
+class Reviews:
+    """The reviews computed and being computed. Used on the event loop only (no lock): the
+    analyses run in worker threads through :attr:`limiter`."""
+
+    def __init__(self, running: int = MAX_REVIEWS_RUNNING, pending: int = MAX_REVIEWS_PENDING,
+                 cached: int = MAX_REVIEWS_CACHED):
+        self.limiter = anyio.CapacityLimiter(running)
+        self.pending, self.cached = pending, cached
+        self.cache: OrderedDict = OrderedDict()
+        self.busy: set = set()  # the owners (a game, a record) with a review running or waiting
+        self.computed = 0  # analyses run (the tests' count)
+
+    async def get(self, key, owner, record: dict) -> dict:
+        """The review of ``record`` (cached under ``key``); ``owner``: who may run one at a time."""
+        if key in self.cache:
+            self.cache.move_to_end(key)
+            return self.cache[key]
+        if owner in self.busy:
+            raise BadRequest("a review of this game is already being computed: wait for it", 409)
+        if len(self.busy) >= self.pending:
+            raise BadRequest("the server is busy with other reviews: try again in a minute", 503)
+        self.busy.add(owner)
+        try:
+            with anyio.CancelScope(shield=True):  # a client gone: the review is still cached
+                review = await anyio.to_thread.run_sync(review_of, record, limiter=self.limiter)
+        finally:
+            self.busy.discard(owner)
+        self.computed += 1
+        self.cache[key] = review
+        while len(self.cache) > self.cached:
+            self.cache.popitem(last=False)
+        return review
+
+
 async def _index(request: Request) -> Response:
     return FileResponse(STATIC / "index.html")
 
@@ -314,6 +367,46 @@ async def _preloaded(request: Request) -> Response:
     return _ok(await _off_loop(request, replay_of_text, request.app.state.preloaded, _lang(request)))
 
 
+def _finished_hand(game, hand) -> dict:
+    with game.lock:  # not while a bot is finishing the hand
+        return game.finished_hand(hand)
+
+
+async def _game_review(request: Request) -> Response:
+    """A finished hand of a game: its replay (every hand shown) and its review; 409 while the
+    hand is played."""
+    game = _game_of(request)
+    data = await _json_object(request, {"hand": False})
+    lang = _lang(request)
+    record = await _off_loop(request, _finished_hand, game, data.get("hand"))
+    hand = record["hand"] + 1
+    review = await request.app.state.reviews.get(_record_key(record), ("game", game.id), record)
+    return _ok({"hand": hand, "replay": await _off_loop(request, replay_view, record, lang), "review": review})
+
+
+async def _review(request: Request) -> Response:
+    """The review of one record (a line of a record file, as the Replay panel holds it)."""
+    size = request.headers.get("content-length")
+    if size is not None and size.isdigit() and int(size) > MAX_REVIEW_BODY:
+        raise BadRequest(f"request body too large (one record: at most {MAX_REVIEW_BODY} bytes)", 413)
+    body = await _body(request)
+    if len(body) > MAX_REVIEW_BODY:
+        raise BadRequest(f"request body too large (one record: at most {MAX_REVIEW_BODY} bytes)", 413)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadRequest("a record must be UTF-8 text (one JSON line)") from None
+    record = await _off_loop(request, record_of_text, text)
+    key = _record_key(record)
+    return _ok({"review": await request.app.state.reviews.get(key, key, record)})
+
+
+def _record_key(record: dict) -> str:
+    """A review's cache key: the record's content (a game's hand and the same hand loaded in the
+    Replay panel share one review)."""
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
+
+
 async def _bad_request(request: Request, exc: BadRequest) -> Response:
     return _error(str(exc), exc.status)
 
@@ -338,6 +431,8 @@ ROUTES = [
     Route("/api/games/{game_id}/record", _record),
     Route("/api/replay", _replay, methods=["POST"]),
     Route("/api/preloaded", _preloaded),
+    Route("/api/games/{game_id}/review", _game_review, methods=["POST"]),
+    Route("/api/review", _review, methods=["POST"]),
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 ]
 
@@ -357,6 +452,7 @@ def create_app(defaults: dict | None = None, preloaded: str | None = None, allow
     app.state.games = Games()
     app.state.body_timeout = BODY_TIMEOUT
     app.state.bot_limiter = anyio.CapacityLimiter(MAX_BOT_THREADS)
+    app.state.reviews = Reviews()
     app.state.defaults = {"preset": "two_player", "level": "medium", "seat": 0, **(defaults or {})}
     if preloaded is not None:
         replay_of_text(preloaded)  # checked now: a bad file is refused at start

@@ -20,6 +20,7 @@ import weakref
 import numpy as np
 
 from agents.base import shipped_presets
+from tute_env.analysis import analyze_record, seat_losses
 from tute_env.cards import (
     CARD_POINTS,
     CARD_STRENGTH,
@@ -46,6 +47,7 @@ from tute_env.scoring import Scoring
 from tute_env.table import LEARNER, Table
 from tute_env.words import LANGS, who, word
 
+from ..analyze import DEFAULT_POINT_WEIGHT
 from ..levels import LEVELS, NETWORK_LEVELS, make_bots
 
 #: How many games the server keeps; the least recently used is dropped beyond this.
@@ -394,6 +396,20 @@ class WebGame:
         self.events = []
         return view
 
+    def finished_hand(self, hand) -> dict:
+        """The record of finished hand number ``hand`` (from 1; None: the last finished one).
+        Refused (409) while that hand is being played: a review comes after the hand."""
+        records = list(self.records)  # a copy: a bot may be finishing a hand in another thread
+        if hand is None:
+            hand = len(records) or 1
+        if isinstance(hand, bool) or not isinstance(hand, int):
+            raise BadRequest(f"bad hand {short(hand)}: expected a hand number from 1")
+        if hand == len(records) + 1 and not self.state.done[0]:
+            raise BadRequest("the hand is not over: its review comes when it ends", 409)
+        if not 1 <= hand <= len(records):
+            raise BadRequest(f"bad hand {hand}: this game's finished hands are 1..{len(records)}", 404)
+        return records[hand - 1]
+
     def record_text(self) -> str:
         """The finished hands of this game as JSON Lines."""
         import json
@@ -451,6 +467,7 @@ def replay_view(record: dict, lang: str = "en") -> dict:
         "hand": record.get("hand"),
         "time": record.get("time"),
         "steps": steps,
+        "record": record,  # what the page sends back for its review (POST /api/review)
     }
 
 
@@ -475,3 +492,42 @@ def replay_of_text(text: str, lang: str = "en") -> dict:
     if len(records) > MAX_REPLAY_HANDS:
         raise BadRequest(f"{len(records)} hands: at most {MAX_REPLAY_HANDS} per replay", 413)
     return {"hands": [replay_view(rec, lang) for rec in records]}
+
+
+# ----------------------------------------------------------------------------------------------
+# Reviews: a finished hand's double-dummy analysis (tute_env.analysis)
+# ----------------------------------------------------------------------------------------------
+#: The point weight of a review's values: tute-analyze's default (the agents' training weight).
+REVIEW_POINT_WEIGHT = DEFAULT_POINT_WEIGHT
+#: The solver's time per decision in a review (seconds); a slower decision is "not solved".
+REVIEW_MAX_SECONDS = 3.0
+
+
+def review_of(record: dict) -> dict:
+    """A finished hand's review: for every move (in the record's order) its double-dummy loss
+    and the best move (:func:`tute_env.analysis.analyze_record`), and each seat's total loss.
+    Slow (seconds): the server runs it off the event loop."""
+    rec = Record.from_dict(record)
+    decisions = analyze_record(rec, point_weight=REVIEW_POINT_WEIGHT, max_seconds=REVIEW_MAX_SECONDS)
+    return {
+        "point_weight": REVIEW_POINT_WEIGHT,
+        "max_seconds": REVIEW_MAX_SECONDS,
+        "moves": [{"ply": d.ply, "seat": d.seat, "action": d.action_str, "solved": d.solved, "loss": d.loss,
+                   "best": d.best_str} for d in decisions],
+        "solved": sum(d.solved for d in decisions),
+        "totals": seat_losses(decisions, rec.rules.num_players),
+    }
+
+
+def record_of_text(text: str) -> dict:
+    """One record (a line of a record file, as ``POST /api/review`` takes it), checked."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) != 1:
+        raise BadRequest(f"expected one record (one JSON line), got {len(lines)} lines", 422)
+    try:
+        (record,) = parse_records(lines)
+    except ValueError as err:
+        raise BadRequest(f"not a valid record: {str(err)[:300]}", 422) from None
+    except RecursionError:
+        raise BadRequest("not a valid record: nested too deeply", 422) from None
+    return record.to_dict()

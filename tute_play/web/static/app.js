@@ -146,6 +146,7 @@ function render(view, ctx) {
       if (m.over) extra = `<p class="match-over" id="match-over">${esc(m.text)}</p>` + recap(m);
       extra += `<div class="buttons">` +
         (m.over ? "" : `<button type="button" id="next-hand">${esc(T("next_hand"))}</button>`) +
+        `<button type="button" id="review">${esc(T("review"))}</button>` +
         `<button type="button" id="again">${esc(T("new_game"))}</button>` +
         `<a class="button" href="/api/games/${encodeURIComponent(game.id)}/record" download>${esc(T("download"))}</a></div>`;
     }
@@ -154,6 +155,7 @@ function render(view, ctx) {
       `<p>${esc(view.result.text)}</p>${extra}`;
     banner.className = ctx.mode === "play" ? (won ? "win" : "lose") : "";
     if ($("next-hand")) $("next-hand").onclick = nextHand;
+    if ($("review")) $("review").onclick = reviewHand;
     if ($("again")) $("again").onclick = () => $("new-form").requestSubmit();
   } else {
     banner.hidden = true;
@@ -211,11 +213,24 @@ function renderSide(view, ctx) {
   $("tricks").className = tricks.length ? "" : "muted";
 }
 
-function log(text, cls) {
+function log(text, cls, move) {
   const li = document.createElement("li");
   li.textContent = text;
   if (cls) li.className = cls;
+  if (move) li.append(" ", lossBadge(move));
   $("log").prepend(li);
+}
+
+// A reviewed move's badge: its double-dummy loss and the best move, "best move", or "not solved".
+function lossBadge(move) {
+  const b = document.createElement("span");
+  const loss = move.solved ? move.loss : null;
+  const grade = loss === null ? "unsolved" : loss <= 1e-9 ? "best" : loss < 0.25 ? "small" : "big";
+  b.className = `loss-badge loss-${grade}`;
+  b.dataset.loss = loss === null ? "" : String(loss);
+  b.textContent = loss === null ? T("not_solved") : grade === "best" ? T("best_move")
+    : `${T("loss", { loss: loss.toFixed(3) })} · ${T("best", { best: move.best })}`;
+  return b;
 }
 
 // ------------------------------------------------------------------------------------------
@@ -326,6 +341,45 @@ async function nextHand() {
   }
 }
 
+// The Review view of the hand just over: its replay, each move marked with its double-dummy loss.
+// Offered only once the hand is over (the server refuses a hand being played).
+async function reviewHand() {
+  if (busy || !game || !game.done) return;
+  busy = true;
+  $("review").disabled = true;
+  showError("");
+  setStatus(T("reviewing"));
+  try {
+    const data = await api("POST", `/api/games/${encodeURIComponent(game.id)}/review?lang=${lang}`, { hand: game.hand_number });
+    data.replay.review = data.review;
+    data.replay.number = data.hand;
+    openReplay({ hands: [data.replay] });
+  } catch (e) {
+    showError(e.message);
+    setStatus(game.prompt);
+    if ($("review")) $("review").disabled = false;
+  } finally {
+    busy = false;
+  }
+}
+
+// The Replay panel's Review button: the review of the hand shown (its record, sent back).
+async function reviewReplay() {
+  if (!replay) return;
+  const h = replay.hands[replay.hand];
+  if (h.review || !h.record) return;
+  $("replay-review").disabled = true;
+  showError("");
+  setStatus(T("reviewing"));
+  try {
+    const data = await api("POST", "/api/review", JSON.stringify(h.record), true);
+    h.review = data.review;
+  } catch (e) {
+    showError(e.message);
+  }
+  if (replay && replay.hands[replay.hand] === h) drawReplay();
+}
+
 // ------------------------------------------------------------------------------------------
 // Replays
 // ------------------------------------------------------------------------------------------
@@ -353,16 +407,28 @@ function closeReplay() {
 function drawReplay() {
   const h = replay.hands[replay.hand];
   const step = h.steps[replay.step];
-  const ctx = { mode: "replay", bottom: 0, players: h.players, caption: T("replay_of", { n: replay.hand + 1, players: h.players.join(" vs ") }) };
+  const number = h.number || replay.hand + 1;
+  const players = h.players.join(" vs ");
+  const ctx = { mode: "replay", bottom: 0, players: h.players,
+                caption: T(h.review ? "review_of" : "replay_of", { n: number, players }) };
   render(step.view, ctx);
+  const moves = h.review ? h.review.moves : null;
+  const move = moves && replay.step > 0 ? moves[replay.step - 1] : null;
   $("replay-step").textContent = T("step", { k: replay.step, n: h.steps.length - 1 });
   $("replay-event").textContent = step.event ? step.event.text : T("the_deal");
+  if (move) $("replay-event").append(" ", lossBadge(move));
   setStatus(step.event ? step.event.text : T("deal_status"));
   $("replay-prev").disabled = $("replay-first").disabled = replay.step === 0;
   $("replay-next").disabled = $("replay-last").disabled = replay.step === h.steps.length - 1;
   $("replay-hand").value = String(replay.hand);
+  $("replay-review").hidden = !!h.review || !h.record;
+  $("replay-review").disabled = false;
   $("log").innerHTML = "";
-  for (const st of h.steps.slice(1, replay.step + 1)) log(st.event.text);
+  h.steps.slice(1, replay.step + 1).forEach((st, k) => log(st.event.text, "", moves ? moves[k] : null));
+  if (h.review && replay.step === h.steps.length - 1) {
+    const totals = h.review.totals.map((t, x) => `${playerName(x)} ${t.toFixed(3)}`).join(", ");
+    log(T("review_totals", { weight: h.review.point_weight, totals }), "sys review-totals");
+  }
 }
 
 function replayGo(step) {
@@ -421,6 +487,7 @@ async function start() {
   $("replay-last").onclick = () => replayGo(Infinity);
   $("replay-hand").onchange = (e) => { replay.hand = Number(e.target.value); replay.step = 0; drawReplay(); };
   $("replay-close").onclick = closeReplay;
+  $("replay-review").onclick = reviewReplay;
   $("download").onclick = (e) => { if ($("download").classList.contains("disabled")) e.preventDefault(); };
   $("seats").addEventListener("click", (e) => {
     const card = e.target.closest("#hand .card.legal");
