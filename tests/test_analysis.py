@@ -37,7 +37,7 @@ def hands():
 def test_values_are_the_legal_actions_and_losses_are_best_minus_played(hands):
     for record in hands:
         states = replay(record)
-        decisions = analyze_record(record, point_weight=0.0)
+        decisions = analyze_record(record, point_weight=0.0, max_seconds=None)
         assert [d.action for d in decisions] == record.action_ids
         for d, state in zip(decisions, states):
             assert d.solved
@@ -54,7 +54,7 @@ def test_a_played_action_is_worth_what_the_next_position_is_worth(hands):
     best value for the same seat, or minus it for the other side (zero-sum)."""
     rules = hands[0].rules
     for record in hands:
-        decisions = analyze_record(record, point_weight=0.0)
+        decisions = analyze_record(record, point_weight=0.0, max_seconds=None)
         for d, nxt in zip(decisions, decisions[1:]):
             sign = 1.0 if rules.side_of(d.seat) == rules.side_of(nxt.seat) else -1.0
             assert d.values[d.action] == pytest.approx(sign * max(nxt.values.values()), abs=1e-9)
@@ -62,7 +62,7 @@ def test_a_played_action_is_worth_what_the_next_position_is_worth(hands):
 
 @pytest.mark.slow
 def test_seat_losses_and_costliest(hands):
-    decisions = analyze_record(hands[0], point_weight=0.0)
+    decisions = analyze_record(hands[0], point_weight=0.0, max_seconds=None)
     totals = seat_losses(decisions, 4)
     assert totals == pytest.approx([sum(d.loss for d in decisions if d.seat == s) for s in range(4)])
     worst = costliest(decisions, 3)
@@ -84,7 +84,7 @@ def test_cli_report_and_json(tmp_path, hands, capsys):
         for record in hands:
             writer(record)
     out = tmp_path / "analysis.json"
-    assert main([str(path), "--hand", "2", "--json", str(out), "--point-weight", "0"]) == 0
+    assert main([str(path), "--hand", "2", "--json", str(out), "--point-weight", "0", "--max-seconds", "600"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("Hand 2 ") and all(f"player_{k} " in text for k in range(4))
     data = json.loads(out.read_text())

@@ -60,7 +60,7 @@ def test_with_every_card_known_it_plays_a_double_dummy_best_move():
 
 def test_early_decisions_are_pimcs_and_a_late_one_is_solved():
     rules = make_rules("partnership")
-    agent = DDSAgent(rules, num_samples=3, pimc_samples=16)
+    agent = DDSAgent(rules, num_samples=3, pimc_samples=16, time_budget=None)  # a cold cache compiles first
     early = positions("partnership", 1, 0, seed=3)[0]
     obs, mask = observe(rules, early)
     assert mask[0, agent.act_batch(obs, mask)[0]] and not agent.last_exact

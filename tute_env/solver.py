@@ -785,6 +785,7 @@ class Solver:
                         for f in dataclasses.fields(State)}
         self._table = None
         self._gen = 0
+        self._ready = False  # the compiled search has run once (its compilation is not budgeted)
 
     def __repr__(self) -> str:
         return f"Solver({self.game!r}, point_weight={self.point_weight})"
@@ -834,6 +835,12 @@ class Solver:
         self.nodes = 0
         tables = self._tables()
         source = state.arrays()
+        if not self._ready:  # compile (or load from numba's cache) outside any time budget
+            ctx, fctx = self._context()
+            ctx[_NODE_LIMIT], ctx[_TIMED] = 1, 0
+            _solve_lane(self.game._config, self._stack.arrays(), self._buf, source, 0, want_actions,
+                        np.full(NUM_ACTIONS, np.nan), ctx, fctx, *tables)
+            self._ready = True
         for lane in range(b):
             ctx, fctx = self._context()
             _solve_lane(self.game._config, self._stack.arrays(), self._buf, source, lane, want_actions, out[lane], ctx, fctx,
