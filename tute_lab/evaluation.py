@@ -1,11 +1,8 @@
-"""Measuring bot strength with duplicate deals: the library behind ``evaluate.py`` (``tute-evaluate``).
+"""Measuring bot strength with duplicate deals: the library behind ``evaluate.py`` (``tute-evaluate``,
+whose docstring has the command lines).
 
-    python evaluate.py greedy heuristic --preset partnership --deals 2000
-    python evaluate.py greedy heuristic --set must_beat_partner=false --json out.json --csv out.csv
-    python evaluate.py ppo pimc --deals 300 --json out.json --deal-scores   # per-deal scores too, for paired comparisons
-    python evaluate.py --round-robin random greedy heuristic --deals 2000 --plot table.png
-    python evaluate.py --teams heuristic greedy greedy greedy      # heuristic+greedy vs greedy+greedy
-    python evaluate.py heuristic pimc --preset two_player --deals 200 --ray local --num-workers 2
+>>> result = evaluate_pairing("two_player", "heuristic", "greedy", num_deals=2000)
+>>> result.win_rate, result.ci_low, result.ci_high
 
 Agents are named by strings (``random``, ``greedy``, ``heuristic``, ``pimc``, ``pimc:128``, ``ppo``,
 ``search``, ``search:32``, a checkpoint path; see :func:`agents.make_agent`) or passed as :class:`agents.Agent` objects.
