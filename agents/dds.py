@@ -11,7 +11,9 @@ For a decision late in the hand the bot
 That is how GIB played bridge card play. Earlier in the hand, where a whole deal is too costly to
 solve within the time budget, it plays as ``pimc`` (the same sampler, rule-based playouts instead
 of exact solutions: :class:`agents.pimc.PIMCAgent`); also whenever a solve would run past the
-budget. "Late" is: no face-down stock left and at most ``exact_cards`` cards in hand (by default
+budget. The budget is the decision's: the solves may use ``solve_share`` of it (3/4 by default),
+and when they run out pimc gets what is left (it always plays at least one batch of samples),
+so a decision takes the budget plus at most one pimc batch. "Late" is: no face-down stock left and at most ``exact_cards`` cards in hand (by default
 7 with four players, where a deal from trick 3 takes ~0.03 s to solve at the median, and 8
 otherwise: the two-player game once the stock is gone, ~0.006 s).
 
@@ -40,8 +42,8 @@ class DDSAgent(PIMCAgent):
 
     ``num_samples``: deals solved per late decision; ``exact_cards``: cards in hand (with no
     stock left) from which decisions are solved (None: 7 with four players, else 8);
-    ``time_budget``: seconds per decision (a solve that would run past it hands the decision to
-    pimc); ``point_weight``: weight of the point margin in a value; ``pimc_samples``: pimc's
+    ``time_budget``: seconds per decision (solves that would run past ``solve_share`` of it hand
+    the decision to pimc, with the time left); ``point_weight``: weight of the point margin in a value; ``pimc_samples``: pimc's
     samples for the early decisions.
     """
 
@@ -49,14 +51,18 @@ class DDSAgent(PIMCAgent):
     DEFAULT_SAMPLES = 16
 
     def __init__(self, rules: Rules, seed: int = 0, num_samples: int | None = None, exact_cards: int | None = None,
-                 time_budget: float | None = 2.0, point_weight: float = 1.15, pimc_samples: int | None = None):
+                 time_budget: float | None = 2.0, point_weight: float = 1.15, pimc_samples: int | None = None,
+                 solve_share: float = 0.75):
         pimc_samples = PIMCAgent.DEFAULT_SAMPLES if pimc_samples is None else pimc_samples
         super().__init__(rules, seed, num_samples=pimc_samples, time_budget=time_budget, point_weight=point_weight)
         self.dds_samples = int(num_samples if num_samples is not None else self.DEFAULT_SAMPLES)
         if self.dds_samples < 1:
             raise ValueError(f"num_samples must be at least 1, got {self.dds_samples}")
         self.exact_cards = exact_cards if exact_cards is not None else (7 if rules.num_players == 4 else 8)
+        if not 0.0 < solve_share <= 1.0:
+            raise ValueError(f"solve_share must be in (0, 1], got {solve_share}")
         self.dds_budget = time_budget
+        self.solve_budget = None if time_budget is None else time_budget * solve_share
         self.solver = Solver(rules, point_weight=point_weight)
         self.last_exact = False
         """Whether the last decision searched was solved exactly (else pimc played it)."""
@@ -74,13 +80,20 @@ class DDSAgent(PIMCAgent):
     def _search(self, info: InfoSet, row: int, legal: np.ndarray, rng: np.random.Generator | None = None) -> int:
         rng = self.rng if rng is None else rng
         self.last_exact = False
+        start = time.perf_counter()
         if self.is_late(info, row):
             values = self._solve_samples(info, row, legal, rng)
             if values is not None:
                 self.last_exact = True
                 self.last_values = {int(a): float(v) for a, v in zip(legal, values)}
                 return int(legal[int(np.argmax(values))])
-        return super()._search(info, row, legal, rng)
+        if self.dds_budget is None:
+            return super()._search(info, row, legal, rng)
+        self.time_budget = max(0.0, self.dds_budget - (time.perf_counter() - start))
+        try:  # pimc with what is left of the decision's budget
+            return super()._search(info, row, legal, rng)
+        finally:
+            self.time_budget = self.dds_budget
 
     def _solve_samples(self, info: InfoSet, row: int, legal: np.ndarray, rng: np.random.Generator):
         """Mean exact value of each legal action over the sampled deals; None if the budget ran out."""
@@ -90,8 +103,8 @@ class DDSAgent(PIMCAgent):
         states = build_states(self.game, info, row, *sampler.sample(rng, count))
         totals = np.zeros(len(legal))
         for lane in range(count):
-            if self.dds_budget is not None:
-                left = self.dds_budget - (time.perf_counter() - start)
+            if self.solve_budget is not None:
+                left = self.solve_budget - (time.perf_counter() - start)
                 if left <= 0:
                     return None
                 self.solver.max_seconds = left

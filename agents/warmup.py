@@ -4,8 +4,9 @@ The rules core, the observation encoder and the heuristic bot's scorer are compi
 first use (~10 s, see docs/startup.md) and cached (``cache=True``) beside their source or in
 ``NUMBA_CACHE_DIR``. ``scripts/setup.sh`` runs this once after installing: it plays a few hands of
 every kind a first use plays (the PettingZoo env, the Gymnasium view with the greedy and heuristic
-bots as opponents, in both the partnership and the two-player game), which compiles what those
-compile and writes it to the cache. Later processes load it from there.
+bots as opponents, in both the partnership and the two-player game) and solves one position with
+the double-dummy solver (the dds bot, ``tute-analyze``: ~1 min to compile), which compiles what
+those compile and writes it to the cache. Later processes load it from there.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import time
 import numpy as np
 
 from tute_env import gym_env, tute_v0
+from tute_env.core import Game, random_legal_actions
 from tute_env.rules import make_rules
+from tute_env.solver import Solver
 
 from .registry import make_agent
 
@@ -43,6 +46,11 @@ def warm_up(presets=PRESETS, hands: int = 2) -> None:
                 while not over:
                     action = int(rng.choice(np.flatnonzero(single.action_masks())))
                     over = any(single.step(action)[2:4])
+    game = Game("two_player")  # the solver's code is the same for every rule set
+    state = game.random_state(rng, 1)
+    while state.tricks_played[0] < 16 or state.decision[0] != 0:
+        game.step(state, random_legal_actions(game.legal_action_mask(state), rng))
+    Solver(game.rules).action_values(state)
 
 
 def main(argv=None) -> int:

@@ -87,3 +87,17 @@ def test_a_budget_too_small_hands_the_decision_to_pimc():
     late = next(s for s in positions("partnership", 6, 4, seed=3) if observe(rules, s)[1][0].sum() > 1)
     obs, mask = observe(rules, late)
     assert mask[0, agent.act_batch(obs, mask)[0]] and not agent.last_exact
+
+
+def test_a_solve_past_its_share_of_the_budget_hands_pimc_the_time_left():
+    rules = make_rules("partnership")
+    late = next(s for s in positions("partnership", 6, 4, seed=3) if observe(rules, s)[1][0].sum() > 1)
+    obs, mask = observe(rules, late)
+    DDSAgent(rules, num_samples=1, time_budget=None).act_batch(obs, mask)  # compiled before the clock runs
+    agent = DDSAgent(rules, num_samples=64, pimc_samples=4096, time_budget=1e-6, solve_share=0.5)
+    assert agent.solve_budget == pytest.approx(5e-7)
+    assert mask[0, agent.act_batch(obs, mask)[0]]
+    assert not agent.last_exact and agent.last_cut  # pimc played it, cut after one batch of samples
+    assert 0 < agent.last_samples < 4096 and agent.time_budget == 1e-6  # its own budget restored
+    with pytest.raises(ValueError, match="solve_share"):
+        DDSAgent(rules, solve_share=0.0)
