@@ -153,6 +153,11 @@ _SUIT_POINTS = np.array([sum(int(CARD_POINTS[c]) for c in range(10) if m >> c & 
 _SUIT_ORDER = np.array(
     [sorted(range(s * 10, s * 10 + 10), key=lambda c: -int(CARD_STRENGTH[c])) for s in range(4)], np.int64
 )
+# The five cards of each suit worth no points (7 6 5 4 2) rank below the five that are worth
+# some (A 3 R C S): relabelling the first, in order, keeps every card's points and rank order.
+assert all(CARD_POINTS[c] > 0 for c in _SUIT_ORDER[:, :5].ravel())
+assert all(CARD_POINTS[c] == 0 for c in _SUIT_ORDER[:, 5:].ravel())
+_POINTLESS = U64(sum(1 << int(c) for c in _SUIT_ORDER[:, 5:].ravel()))
 
 
 # The search's functions are compiled without numba's reference counting (as the core's rules:
@@ -241,22 +246,78 @@ def _u(x):
 
 
 @_inline
-def _key(st, d, out):
+def _relabel(cfg, st, d, canon, inv):
+    """Relative ranks: the pointless cards of each suit still in play, strongest first, are
+    relabelled the suit's 7, 6, 5, ... (``canon[c]``, and back: ``inv``; identity for the others).
+    Positions alike but for which pointless cards are gone play alike (same legality, trick
+    winners and points), so they share a key; the trumps are kept as they are while the
+    exchange (R7) may still give a trump card for the turned card. Returns the cards relabelled."""
+    live = _in_play(st, d)
+    kept = -1
+    if cfg[_EXCHANGE] != 0 and not st.exchanged[d] and st.turned_card[d] >= 0:
+        kept = st.trump[d]
+    moved = _ZERO
+    for suit in range(4):
+        slot = 5
+        for k in range(5, 10):
+            c = _SUIT_ORDER[suit, k]
+            target = c
+            if suit != kept and (live & BIT[c]) != _ZERO:
+                target = _SUIT_ORDER[suit, slot]
+                slot += 1
+                if target != c:
+                    moved |= BIT[c]
+            canon[c] = target
+            inv[target] = c
+    return moved
+
+
+@_hot
+def _relabel_set(cards, moved, canon):
+    """The set ``cards`` relabelled (``_relabel``)."""
+    x = cards & moved
+    if x == _ZERO:
+        return cards
+    out = cards & ~moved
+    while x != _ZERO:
+        low = x & (~x + _ONE)
+        x ^= low
+        out |= BIT[canon[_BIT_INDEX[(low * _DEBRUIJN) >> U64(58)]]]
+    return out
+
+
+@_hot
+def _relabel_card(card, canon):
+    """A card (or -1, or a non-card action) relabelled (``_relabel``)."""
+    if 0 <= card < NUM_CARDS and (_POINTLESS >> U64(card)) & _ONE:
+        return np.int64(canon[card])
+    return np.int64(card)
+
+
+@_inline
+def _key(cfg, st, d, out, canon, inv):
     """The exact key of lane ``d``: what remains (what decides the rest of the hand, given the
-    deal's trump and stock order, fixed during a search) in ``out[0:4]``, and each side's points
-    so far (cards and cantes, _POINT_BITS each) in ``out[4]``; returns the hash of what remains."""
+    deal's trump and stock order, fixed during a search) in ``out[0:4]``, its pointless cards
+    relabelled by relative rank (``_relabel``, which writes ``canon`` and ``inv``), and each
+    side's points so far (cards and cantes, _POINT_BITS each) in ``out[4]``; returns the hash of
+    what remains."""
     n = st.hands.shape[1]
     sides = st.card_points.shape[1]
-    h0, h1, t0, t1 = st.hands[d, 0], st.hands[d, 1], _u(st.trick[d, 0] + 1), _u(st.trick[d, 1] + 1)
-    h2 = st.hands[d, 2] if n > 2 else _ZERO
-    t2 = _u(st.trick[d, 2] + 1) if n > 2 else _ZERO
-    h3 = st.hands[d, 3] if n > 3 else _ZERO
-    t3 = _u(st.trick[d, 3] + 1) if n > 3 else _ZERO
+    moved = _relabel(cfg, st, d, canon, inv)
+    h0 = _relabel_set(st.hands[d, 0], moved, canon)
+    h1 = _relabel_set(st.hands[d, 1], moved, canon)
+    t0 = _u(_relabel_card(st.trick[d, 0], canon) + 1)
+    t1 = _u(_relabel_card(st.trick[d, 1], canon) + 1)
+    h2 = _relabel_set(st.hands[d, 2], moved, canon) if n > 2 else _ZERO
+    t2 = _u(_relabel_card(st.trick[d, 2], canon) + 1) if n > 2 else _ZERO
+    h3 = _relabel_set(st.hands[d, 3], moved, canon) if n > 3 else _ZERO
+    t3 = _u(_relabel_card(st.trick[d, 3], canon) + 1) if n > 3 else _ZERO
     w0 = h0 | (h1 << U64(40))
     w1 = (h1 >> U64(24)) | (h2 << U64(16)) | (t0 << U64(56))
     w2 = h3 | (t1 << U64(40)) | (t2 << U64(46)) | (t3 << U64(52))
     w2 |= (_u(st.current[d] + 1) << U64(58)) | (_u(st.decision[d] + 1) << U64(61))
-    w3 = _u(st.trick_leader[d]) | (_u(st.stock_next[d]) << U64(2)) | (_u(st.turned_card[d] + 1) << U64(7))
+    turned = _relabel_card(st.turned_card[d], canon) if st.turned_card[d] >= 0 else -1
+    w3 = _u(st.trick_leader[d]) | (_u(st.stock_next[d]) << U64(2)) | (_u(turned + 1) << U64(7))
     w3 |= _u(st.exchanged[d]) << U64(13)
     for suit in range(4):
         w3 |= _u(st.sung_by[d, suit] + 1) << U64(14 + 3 * suit)
@@ -601,7 +662,7 @@ def _out_of_budget(ctx, fctx):
 
 
 @_hot
-def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes):
+def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels):
     """Fail-soft alpha-beta value of lane ``root`` of the stack, for ``ctx[_MAX_SIDE]``, within
     the window (``alpha``, ``beta``): exact inside it, a bound outside. Lanes below ``root``
     are its line of play. Returns 0.0 with ``ctx[_EXCEEDED]`` set when out of budget."""
@@ -629,7 +690,7 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
                 value, phase = high, _RETURN
                 continue
             a, b = fw[d, _ALPHA], fw[d, _BETA]
-            hashes[d] = _key(st, d, keys[d])
+            hashes[d] = _key(cfg, st, d, keys[d], labels[d, 0], labels[d, 1])
             found = _probe(tt_key, tt_meta, gen, hashes[d], keys[d])
             first = -1
             if found >= 0:
@@ -641,7 +702,7 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
                     value, phase = hi, _RETURN
                     continue
                 a, b = max(a, lo), min(b, hi)
-                first = np.int64((tt_meta[found] >> U64(32)) & U64(0xFF)) - 1
+                first = _relabel_card(np.int64((tt_meta[found] >> U64(32)) & U64(0xFF)) - 1, labels[d, 1])
             maximising = side_of(cfg, st.current[d]) == max_side
             iw[d, _MAXIMISING] = maximising
             fw[d, _ALPHA], fw[d, _BETA], fw[d, _ALPHA0], fw[d, _BETA0] = a, b, a, b
@@ -685,12 +746,12 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
                 else:
                     lo = hi = value
                 _store(tt_key, tt_bound, tt_meta, gen, hashes[d], keys[d], lo, hi,
-                       iw[d, _BEST_MOVE], _cards_left(st, d), max_side, sides, monotone)
+                       _relabel_card(iw[d, _BEST_MOVE], labels[d, 0]), _cards_left(st, d), max_side, sides, monotone)
                 phase = _RETURN
 
 
 @_hot
-def _mtdf(cfg, st, buf, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes):
+def _mtdf(cfg, st, buf, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels):
     """The exact value of lane ``root`` by MTD(f) from ``guess``: zero-window tests, then a full
     window between the bounds after MTD_STEPS of them."""
     lo, hi, g = -np.inf, np.inf, guess
@@ -698,11 +759,11 @@ def _mtdf(cfg, st, buf, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist,
     while lo < hi:
         if steps == MTD_STEPS:
             g = _search(cfg, st, buf, root, np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf), ctx, fctx,
-                        tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes)
+                        tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels)
             break
         test = g if g > lo else np.nextafter(g, np.inf)  # is the value >= test?
         g = _search(cfg, st, buf, root, np.nextafter(test, -np.inf), test, ctx, fctx,
-                    tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes)
+                    tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels)
         if ctx[_EXCEEDED] != 0:
             return 0.0
         if g < test:
@@ -715,7 +776,7 @@ def _mtdf(cfg, st, buf, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist,
 
 @numba.njit(cache=True, error_model="numpy")  # allocates: reference counted
 def _solve_lane(cfg, st, buf, src, lane, want_actions, out, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores,
-                rep, fw, iw, keys, hashes):
+                rep, fw, iw, keys, hashes, labels):
     """Lane ``lane`` of the State arrays ``src``, copied into lane 0 of the stack: with
     ``want_actions``, the value of each legal action into ``out`` (47,), else the position's
     value into ``out[0]``."""
@@ -724,7 +785,7 @@ def _solve_lane(cfg, st, buf, src, lane, want_actions, out, ctx, fctx, tt_key, t
     ctx[_MAX_SIDE] = side_of(cfg, st.current[0])
     hist[:] = 0
     if not want_actions:
-        out[0] = _mtdf(cfg, st, buf, 0, 0.0, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes)
+        out[0] = _mtdf(cfg, st, buf, 0, 0.0, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels)
         return
     root_moves = np.empty(NUM_ACTIONS, np.int8)
     root_rep = np.full(NUM_ACTIONS, -1, np.int64)
@@ -733,7 +794,7 @@ def _solve_lane(cfg, st, buf, src, lane, want_actions, out, ctx, fctx, tt_key, t
     for k in range(count):
         action = root_moves[k]
         _make_child(cfg, st, buf, 0, action)
-        guess = _mtdf(cfg, st, buf, 1, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes)
+        guess = _mtdf(cfg, st, buf, 1, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels)
         if ctx[_EXCEEDED] != 0:
             return
         out[action] = guess
@@ -888,6 +949,7 @@ class Solver:
             np.zeros((depth, 5), np.int64),
             np.zeros((depth, 5), np.uint64),  # keys
             np.zeros(depth, np.uint64),  # hashes
+            np.zeros((depth, 2, NUM_CARDS), np.int64),  # relative-rank labels and back
         )
         return (*self._table, *registers)
 
