@@ -1,27 +1,29 @@
 """A ceiling for strength targets: how a player that sees every card scores against an agent.
 
     python -m bench.oracle [--preset partnership] [--opponent pimc] [--deals 150]
-                           [--seed-start 2000000000] [--agent-seed 2000000000] [--exact-from 5]
-                           [--json docs/data/oracle_partnership_vs_pimc.json]
+                           [--seed-start 2000000000] [--agent-seed 2000000000] [--exact-from 0]
+                           [--json docs/data/oracle_partnership_vs_pimc_solver.json]
 
 The oracle is not an agent and never plays outside this diagnostic: it reads the true state of
 the game, which the table never gives a policy. Each of its decisions with more than one legal
 action is made on the true deal:
 
-* from the ``exact_from``-th trick on (0-based, ``State.tricks_played``) by exact minimax of the
-  rest of the hand (:func:`exact_values`: every legal action of every seat expanded on the batched
-  core, its side maximising pimc's score with point weight 1.15, the other side(s) minimising);
+* from the ``exact_from``-th trick on (0-based, ``State.tricks_played``; by default the first) by
+  the double-dummy solver (:class:`tute_env.solver.Solver`, point weight 0: every seat plays
+  perfectly and only the games won count); among the actions of the best exact value, the one
+  whose rule-based playout (below) scores best is played, so a hand won (or lost) whatever the
+  play is still played for points;
 * before, by a one-ply search: each legal action followed by pimc's rule-based playout
-  (:func:`agents.pimc.playout_policy`) of the true deal to the end, the best score chosen.
+  (:func:`agents.pimc.playout_policy`) of the true deal to the end, the best score (pimc's, with
+  point weight 1.15) chosen.
 
 It is scored like any pairing (:func:`tute_lab.evaluation.evaluate_pairing`: duplicate deals, the sides
 swapped; the oracle holds every seat of its side). The default deal range is the tuning one
 (from seed 2,000,000,000), apart from the held-out range. With keyed streams a deal's games do
 not depend on the batch, so a run split into chunks (``--seed-start``, the same ``--agent-seed``)
-gives the chunks of one run. Cost: most decisions take milliseconds, but exact minimax from
-trick 5 of the partnership game takes seconds at the p99 and up to several minutes at worst (one
-decision in 2,000 expands tens of millions of positions, in slices of :data:`CAP` lanes);
-150 partnership deals against default pimc take 40 to 50 minutes on one core.
+gives the chunks of one run. :func:`exact_values` (minimax by full expansion on the batched
+core, no pruning) is what the oracle used before the solver, from trick 5; it stays as the
+solver's slow reference (tests, ``bench.solver_speed``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from agents.base import Agent
 from agents.pimc import play_out, playout_policy, playout_scores
 from tute_env.core import Game, State
 from tute_env.rules import PRESETS, make_rules
+from tute_env.solver import Solver
 from tute_env.table import LEARNER, Table
 from tute_lab import evaluation
 
@@ -80,9 +83,10 @@ class Oracle(Agent):
 
     name = "oracle"
 
-    def __init__(self, rules, exact_from: int = 5, point_weight: float = POINT_WEIGHT):
+    def __init__(self, rules, exact_from: int = 0, point_weight: float = POINT_WEIGHT):
         super().__init__(rules, 0)
         self.game = Game(rules)
+        self.solver = Solver(rules, point_weight=0.0)
         self.exact_from = exact_from
         self.point_weight = point_weight
         self.state: State | None = None
@@ -95,24 +99,28 @@ class Oracle(Agent):
             raise RuntimeError("the oracle reads the true state: it acts only at a peek_table()")
         return np.array([self.decide(self.state.take(np.array([lane]))) for lane in self.rows], np.int64)
 
-    def values(self, root: State, legal: np.ndarray) -> np.ndarray:
-        """The values of the ``legal`` actions of a one-lane ``root`` for its seat to act."""
-        seat = int(root.current[0])
+    def playout_values(self, root: State, legal: np.ndarray) -> np.ndarray:
+        """pimc's score of each of the ``legal`` actions of a one-lane ``root`` followed by a
+        rule-based playout of the true deal, for its seat to act."""
         kids = root.take(np.zeros(len(legal), np.intp))
         self.game.step(kids, legal)
-        if int(root.tricks_played[0]) >= self.exact_from:
-            return exact_values(self.game, kids, seat, self.point_weight)
         play_out(self.game, kids, playout_policy)
-        return playout_scores(self.game, kids, self.point_weight, seat)
+        return playout_scores(self.game, kids, self.point_weight, int(root.current[0]))
 
     def decide(self, root: State) -> int:
         legal = np.flatnonzero(self.game.legal_action_mask(root)[0])
         if len(legal) == 1:
             return int(legal[0])
         start = time.perf_counter()
-        values = self.values(root, legal)
+        candidates = legal
+        if int(root.tricks_played[0]) >= self.exact_from:
+            exact = self.solver.action_values(root)[0, legal]
+            candidates = legal[exact == exact.max()]
+        choice = candidates[0]
+        if len(candidates) > 1:
+            choice = candidates[int(np.argmax(self.playout_values(root, candidates)))]
         self.seconds.append(time.perf_counter() - start)
-        return int(legal[int(np.argmax(values))])
+        return int(choice)
 
 
 def peek_table(oracle: Oracle, index: int = 0) -> type[Table]:
@@ -155,7 +163,7 @@ def main(argv=None) -> int:
     parser.add_argument("--deals", type=int, default=150, help="duplicate deals (default 150)")
     parser.add_argument("--seed-start", type=int, default=TUNING_SEED_START, help="first deal seed")
     parser.add_argument("--agent-seed", type=int, default=TUNING_SEED_START, help="agent seed (same for every chunk)")
-    parser.add_argument("--exact-from", type=int, default=5, help="first trick (0-based) played by exact minimax")
+    parser.add_argument("--exact-from", type=int, default=0, help="first trick (0-based) played by the solver")
     parser.add_argument("--json", default=None, help="write the result and the decision times here")
     args = parser.parse_args(argv)
     if args.preset not in PRESETS:

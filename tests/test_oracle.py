@@ -10,6 +10,7 @@ from agents.pimc import playout_scores
 from bench import oracle
 from tute_env.core import Game, random_legal_actions
 from tute_env.rules import make_rules
+from tute_env.solver import Solver
 
 
 def _late_states(game: Game, tricks_left: int, games: int, seed: int):
@@ -75,6 +76,29 @@ def test_bad_command_lines_exit_2_with_one_message(argv, message, capsys):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_the_oracle_plays_a_double_dummy_best_move_and_breaks_ties_by_playouts():
+    rules = make_rules("partnership")
+    game, solver = Game(rules), Solver(rules)
+    seer = oracle.Oracle(rules)
+    assert seer.exact_from == 0  # exact from the first trick
+    s = _late_states(game, 4, 12, seed=5)
+    ties = 0
+    for lane in range(s.batch_size):
+        root = s.take(np.array([lane]))
+        legal = np.flatnonzero(game.legal_action_mask(root)[0])
+        if root.done[0] or len(legal) < 2:
+            continue
+        action = seer.decide(root)
+        values = solver.action_values(root)[0]
+        best = legal[values[legal] == np.nanmax(values)]
+        assert action in best
+        if len(best) > 1:
+            ties += 1
+            playouts = seer.playout_values(root, best)
+            assert playouts[list(best).index(action)] == playouts.max()
+    assert ties > 0
 
 
 def test_the_oracle_refuses_to_act_without_the_true_state():
