@@ -26,15 +26,16 @@ from .common import machine, move_bench_parser, pin_to_core, today
 
 
 class _Searched:
-    """An action hook noting what a PIMC agent's last search used (samples, cut short); NaN and
-    False for agents that do not say."""
+    """An action hook noting what a PIMC agent's last search used (samples, cut short, solved
+    exactly: the dds bot); NaN and False for agents that do not say."""
 
     def __init__(self, agent):
-        self.agent, self.samples, self.cut = agent, [], []
+        self.agent, self.samples, self.cut, self.exact = agent, [], [], []
 
     def __call__(self, state, lanes, actions):
         self.samples.append(getattr(self.agent, "last_samples", np.nan))
         self.cut.append(getattr(self.agent, "last_cut", False))
+        self.exact.append(getattr(self.agent, "last_exact", False))
 
 
 def move_times(preset: str, hands: int, seed: int = 0, make=PIMCAgent) -> dict:
@@ -52,6 +53,7 @@ def move_times(preset: str, hands: int, seed: int = 0, make=PIMCAgent) -> dict:
     searched = np.array(timed.choices) > 1  # a single legal action is played without a search
     times = np.array(timed.seconds)[searched]
     samples, cut = np.array(searched_hook.samples)[searched], np.array(searched_hook.cut)[searched]
+    exact = np.array(searched_hook.exact)[searched]
     actions = np.array(timed.choices)[searched]
     return {
         "preset": preset,
@@ -64,6 +66,9 @@ def move_times(preset: str, hands: int, seed: int = 0, make=PIMCAgent) -> dict:
         "max_actions": int(actions.max()),
         "mean_samples": float(samples.mean()),
         "cut": float(np.mean(cut)),
+        "exact": float(np.mean(exact)),
+        "exact_median_s": float(np.median(times[exact])) if exact.any() else float("nan"),
+        "exact_max_s": float(times[exact].max()) if exact.any() else float("nan"),
     }
 
 

@@ -173,3 +173,19 @@ def test_search_speed_quick_writes_p50_p99_max_per_shipped_preset(tmp_path):
     for cells in rows.values():
         _, p50, p99, top = map(float, cells[2:6])
         assert int(cells[1]) > 0 and 0 < p50 <= p99 <= top
+
+
+@pytest.mark.slow
+def test_dds_speed_quick_writes_each_preset_with_its_exact_share(tmp_path):
+    out = tmp_path / "dds_speed.md"
+    proc = subprocess.run([sys.executable, "-m", "bench.dds_speed", "--quick", "--write", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    lines = out.read_text().splitlines()
+    rows = {_cells(line)[0]: _cells(line) for line in lines if line.startswith("| ") and not line.startswith("| preset")}
+    assert set(rows) == {"partnership", "two_player"}
+    for cells in rows.values():
+        median, p95, p99, top = map(float, cells[2:6])
+        assert int(cells[1]) > 0 and 0 < median <= p95 <= p99 <= top
+        assert 0 < float(cells[6].rstrip("%")) <= 100  # some decisions were solved exactly
+        assert cells[9] in ("yes", "**no**")
