@@ -39,7 +39,11 @@ The match options (R10) play no part: a value is that of the hand.
   trick (R9's tie). The points taken and sung so far are not in the key but kept with each
   bound: a value never falls as the side's points so far rise and the others' fall (with a
   point weight >= 0), so a bound found at some totals holds at totals that dominate them
-  (lines of play that reach the same cards with other points share entries). Exact keys
+  (lines of play that reach the same cards with other points share entries). The key is by
+  relative rank, as in bridge solvers: in each suit the pointless cards still in play are
+  relabelled 7, 6, 5, ... from the strongest down (they rank below every card worth points, so
+  points and rank order are kept), and positions alike but for which pointless cards are gone
+  share an entry (the trumps keep their names while the exchange may still take one). Exact keys
   (four words), two entries a bucket (one kept for the larger position, one always
   replaced), generations instead of clearing; its memory is bounded by ``table_mb``;
 * bounds from the totals each side can still reach (the points now, up to every point left
