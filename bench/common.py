@@ -47,6 +47,11 @@ def move_bench_parser(doc: str, hands: int, quick_help: str, hands_help: str) ->
     return parser
 
 
+def load_average() -> float:
+    """The load average of the last minute (NaN where the system does not tell)."""
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
 def pin_to_core(core: int = 0) -> bool:
     """Pin this process to one core (like ``taskset -c``); False where not supported."""
     try:

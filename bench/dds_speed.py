@@ -12,12 +12,10 @@ time budget).
 
 from __future__ import annotations
 
-import os
-
 from agents.dds import DDSAgent
 from tute_env.rules import PRESETS
 
-from .common import machine, move_bench_parser, pin_to_core, today
+from .common import load_average, machine, move_bench_parser, pin_to_core, today
 from .pimc_speed import move_times
 
 PRESETS_TIMED = ("partnership", "two_player")
@@ -28,7 +26,7 @@ def main(argv=None) -> None:
     parser = move_bench_parser(__doc__, 10, "one hand a preset (smoke test)", "hands per preset")
     args = parser.parse_args(argv)
     pinned = pin_to_core(0)
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    load = load_average()
     hands = 1 if args.quick else args.hands
     default = DDSAgent(PRESETS["partnership"])
     rows = []

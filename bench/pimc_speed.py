@@ -12,8 +12,6 @@ playouts) searched with N samples and no time budget.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from agents.base import Timed
@@ -22,7 +20,7 @@ from tute_env.core import Game
 from tute_env.rules import PRESETS
 from tute_env.table import Table
 
-from .common import machine, move_bench_parser, pin_to_core, today
+from .common import load_average, machine, move_bench_parser, pin_to_core, today
 
 
 class _Searched:
@@ -89,7 +87,7 @@ def main(argv=None) -> None:
     parser = move_bench_parser(__doc__, 2, "short runs (smoke test)", "hands per preset for the per-move times")
     args = parser.parse_args(argv)
     pinned = pin_to_core(0)
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    load = load_average()
     hands = 1 if args.quick else args.hands
     presets = ("partnership", "two_player") if args.quick else sorted(PRESETS)
     default = PIMCAgent(PRESETS["partnership"])

@@ -11,15 +11,13 @@ critic and the choice). The network runs on the CPU with one thread.
 
 from __future__ import annotations
 
-import os
-
 import torch
 
 from agents.base import shipped_presets
 from agents.search import SearchAgent
 from tute_env.rules import PRESETS
 
-from .common import machine, move_bench_parser, pin_to_core, today
+from .common import load_average, machine, move_bench_parser, pin_to_core, today
 from .pimc_speed import move_times
 
 #: The issue's limit: the p99 of a move on one core.
@@ -30,7 +28,7 @@ def main(argv=None) -> None:
     args = move_bench_parser(__doc__, 4, "one hand per preset (smoke test)", "hands per preset").parse_args(argv)
     pinned = pin_to_core(0)
     torch.set_num_threads(1)
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    load = load_average()
     hands = 1 if args.quick else args.hands
     rows = []
     for preset in shipped_presets():

@@ -159,13 +159,18 @@ def test_compare_times_two_checkouts_and_refuses_a_non_checkout(tmp_path):
     assert bad.returncode == 2 and "not a checkout" in bad.stderr
 
 
+def _quick_page(module: str, out, timeout: int) -> list[str]:
+    """The lines of the page ``python -m module --quick --write out`` writes (it must exit 0)."""
+    proc = subprocess.run([sys.executable, "-m", module, "--quick", "--write", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr
+    return out.read_text().splitlines()
+
+
 @pytest.mark.slow
 def test_search_speed_quick_writes_p50_p99_max_per_shipped_preset(tmp_path):
     out = tmp_path / "search_speed.md"
-    proc = subprocess.run([sys.executable, "-m", "bench.search_speed", "--quick", "--write", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    lines = out.read_text().splitlines()
+    lines = _quick_page("bench.search_speed", out, timeout=600)
     header = _cells(next(line for line in lines if line.startswith("| preset")))
     assert header[:6] == ["preset", "moves", "mean s", "p50 s", "p99 s", "max s"]
     rows = {_cells(line)[0]: _cells(line) for line in lines if line.startswith("| ") and not line.startswith("| preset")}
@@ -178,10 +183,7 @@ def test_search_speed_quick_writes_p50_p99_max_per_shipped_preset(tmp_path):
 @pytest.mark.slow
 def test_dds_speed_quick_writes_each_preset_with_its_exact_share(tmp_path):
     out = tmp_path / "dds_speed.md"
-    proc = subprocess.run([sys.executable, "-m", "bench.dds_speed", "--quick", "--write", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr
-    lines = out.read_text().splitlines()
+    lines = _quick_page("bench.dds_speed", out, timeout=900)
     rows = {_cells(line)[0]: _cells(line) for line in lines if line.startswith("| ") and not line.startswith("| preset")}
     assert set(rows) == {"partnership", "two_player"}
     for cells in rows.values():
