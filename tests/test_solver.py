@@ -326,3 +326,70 @@ def test_whole_partnership_deals_are_consistent_to_the_end(seed):
         game.step(s, np.array([int(np.nanargmax(values))]))
     final = hand_rewards(rules, "win", s.winner, s.games, s.totals, s.tute_declarer, 1.15)[0, root_seat]
     assert final == root_value
+
+
+# ---------------------------------------------------------------------------------------------
+# Keys by relative rank
+
+
+def _relative_key(game: Game, s) -> np.ndarray:
+    from tute_env.solver import _key
+
+    out = np.zeros(5, np.uint64)
+    _key(game._config, s.arrays(), 0, out, np.zeros(40, np.int64), np.zeros(40, np.int64))
+    return out
+
+
+def _swapped_for_a_gone_card(game: Game, s, suit: int):
+    """A copy of one-lane ``s`` where a held pointless card of ``suit`` is swapped for the
+    pointless card just above it that is out of play (no card in play between them), or None.
+    (Not the turned card: its name is part of the position.)"""
+    from tute_env.solver import _SUIT_ORDER, _in_play
+
+    live = int(np.uint64(_in_play(s.arrays(), 0)))
+    order = [int(c) for c in _SUIT_ORDER[suit, 5:]]  # 7 6 5 4 2
+    for above, below in zip(order, order[1:]):
+        holder = [seat for seat in range(game.rules.num_players) if int(s.hands[0, seat]) >> below & 1]
+        if not live >> above & 1 and holder and int(s.turned_card[0]) not in (above, below):
+            t = s.copy()
+            t.hands[0, holder[0]] ^= np.uint64((1 << above) | (1 << below))
+            t.played[0, :] = np.where(t.played[0, :] >> np.uint64(above) & np.uint64(1),
+                                      t.played[0, :] ^ np.uint64((1 << above) | (1 << below)), t.played[0, :])
+            t.legal[:] = game.legal_sets(t)
+            return t
+    return None
+
+
+def test_positions_alike_but_for_which_pointless_cards_are_gone_share_a_key_and_a_value():
+    rules = make_rules("partnership")
+    game, solver = Game(rules), Solver(rules, point_weight=1.15)
+    s = late_states(game, 4, 60, seed=8)
+    pairs = 0
+    for lane in range(s.batch_size):
+        one = s.take(np.array([lane]))
+        for suit in range(4):
+            other = _swapped_for_a_gone_card(game, one, suit)
+            if other is None:
+                continue
+            assert not np.array_equal(one.hands, other.hands)
+            np.testing.assert_array_equal(_relative_key(game, one), _relative_key(game, other))
+            assert solver.value(one)[0] == solver.value(other)[0]
+            pairs += 1
+    assert pairs >= 10
+
+
+def test_while_the_exchange_may_take_a_trump_the_trumps_keep_their_names():
+    rules = make_rules("two_player", hand_size=4, exchange="after_win", stock_duty="strict")
+    game = Game(rules)
+    s = late_states(game, 5, 200, seed=3)
+    pending = (s.exchanged == 0) & (s.turned_card >= 0)
+    checked = {True: 0, False: 0}
+    for lane in range(s.batch_size):
+        one = s.take(np.array([lane]))
+        other = _swapped_for_a_gone_card(game, one, int(one.trump[0]))
+        if other is None:
+            continue
+        same = np.array_equal(_relative_key(game, one), _relative_key(game, other))
+        assert same != bool(pending[lane])
+        checked[bool(pending[lane])] += 1
+    assert checked[True] > 0 and checked[False] > 0
