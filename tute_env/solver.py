@@ -46,6 +46,8 @@ The match options (R10) play no part: a value is that of the hand.
   share an entry (the trumps keep their names while the exchange may still take one). Exact keys
   (four words), two entries a bucket (one kept for the larger position, one always
   replaced), generations instead of clearing; its memory is bounded by ``table_mb``;
+* a forced move (one legal action) below the root is played in place, with no key, table
+  probe or copy of the lane;
 * bounds from the totals each side can still reach (the points now, up to every point left
   in play, its cantes and the last trick's 10; Tute (R8b) wins whatever the points): a
   position whose outcome is decided, or outside the window, is not searched further;
@@ -692,6 +694,11 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
                 continue
             if high <= fw[d, _ALPHA]:
                 value, phase = high, _RETURN
+                continue
+            legal = st.legal[d]
+            if d > root and (legal & (legal - _ONE)) == _ZERO:  # a forced move: played in place
+                step_lane(cfg, st, d, _BIT_INDEX[(legal * _DEBRUIJN) >> U64(58)])
+                st.legal[d] = legal_set(cfg, st, d)
                 continue
             a, b = fw[d, _ALPHA], fw[d, _BETA]
             hashes[d] = _key(cfg, st, d, keys[d], labels[d, 0], labels[d, 1])
