@@ -47,6 +47,21 @@ def move_bench_parser(doc: str, hands: int, quick_help: str, hands_help: str) ->
     return parser
 
 
+def start_move_bench(doc: str, hands: int, quick_help: str, hands_help: str, argv=None):
+    """A per-move benchmark's start: its command line parsed (:func:`move_bench_parser`), the
+    process pinned to core 0 and the load read. Returns (args, hands: 1 with ``--quick``, pinned,
+    load average)."""
+    args = move_bench_parser(doc, hands, quick_help, hands_help).parse_args(argv)
+    pinned = pin_to_core(0)
+    return args, 1 if args.quick else args.hands, pinned, load_average()
+
+
+def write_page(path, lines: list[str]) -> None:
+    """Write a benchmark's markdown page, one line each."""
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def load_average() -> float:
     """The load average of the last minute (NaN where the system does not tell)."""
     return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

@@ -16,7 +16,7 @@ import numpy as np
 from tute_env.core import Game, random_legal_actions
 from tute_env.observation import encode_observation
 
-from .common import machine, median_rate, pin_to_core, today
+from .common import machine, median_rate, pin_to_core, today, write_page
 
 
 def random_play_rate(preset: str, batch: int, seconds: float, seed: int = 0) -> float:
@@ -101,8 +101,7 @@ def main(argv=None) -> None:
                 f"| {preset} | {batch} | {rate:,.0f} | {parts['masks_per_s']:,.0f} | "
                 f"{parts['observations_per_s']:,.0f} | {parts['bytes_per_game']:.0f} |"
             )
-        with open(args.write, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        write_page(args.write, lines)
 
 
 if __name__ == "__main__":

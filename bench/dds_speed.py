@@ -15,7 +15,7 @@ from __future__ import annotations
 from agents.dds import DDSAgent
 from tute_env.rules import PRESETS
 
-from .common import load_average, machine, move_bench_parser, pin_to_core, today
+from .common import machine, start_move_bench, today, write_page
 from .pimc_speed import move_times
 
 PRESETS_TIMED = ("partnership", "two_player")
@@ -23,11 +23,7 @@ GOAL_P99 = 2.0
 
 
 def main(argv=None) -> None:
-    parser = move_bench_parser(__doc__, 10, "one hand a preset (smoke test)", "hands per preset")
-    args = parser.parse_args(argv)
-    pinned = pin_to_core(0)
-    load = load_average()
-    hands = 1 if args.quick else args.hands
+    args, hands, pinned, load = start_move_bench(__doc__, 10, "one hand a preset (smoke test)", "hands per preset", argv)
     default = DDSAgent(PRESETS["partnership"])
     rows = []
     for preset in PRESETS_TIMED:
@@ -59,8 +55,7 @@ def main(argv=None) -> None:
                 f"{r['max_s']:.3f} | {100 * r['exact']:.0f}% | {r['exact_median_s']:.3f} | {r['exact_max_s']:.3f} | "
                 f"{'yes' if r['p99_s'] <= GOAL_P99 else '**no**'} |"
             )
-        with open(args.write, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        write_page(args.write, lines)
 
 
 if __name__ == "__main__":

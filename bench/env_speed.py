@@ -29,7 +29,7 @@ from tute_env.core import Game
 from tute_env.gym_env import TuteVectorEnv
 from tute_env.observation import encode_observation
 
-from .common import machine, pin_to_core, today
+from .common import machine, pin_to_core, today, write_page
 
 
 def aec_rate(env, seconds: float, seed: int = 0) -> float:
@@ -252,8 +252,7 @@ def write(path: str, result: dict, pinned: bool, rounds: int, seconds: float) ->
         f"Vector env (`TuteVectorEnv`, N = 1024, random opponents inside): {result['vector']:,.0f} learner "
         "decisions/s.",
     ]
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_page(path, lines)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from tute_env.core import Game
 from tute_env.rules import PRESETS
 from tute_env.table import Table
 
-from .common import load_average, machine, move_bench_parser, pin_to_core, today
+from .common import machine, start_move_bench, today, write_page
 
 
 class _Searched:
@@ -84,11 +84,8 @@ def first_move_time(preset: str, num_samples: int, deals: int, seed: int = 0) ->
 
 
 def main(argv=None) -> None:
-    parser = move_bench_parser(__doc__, 2, "short runs (smoke test)", "hands per preset for the per-move times")
-    args = parser.parse_args(argv)
-    pinned = pin_to_core(0)
-    load = load_average()
-    hands = 1 if args.quick else args.hands
+    args, hands, pinned, load = start_move_bench(__doc__, 2, "short runs (smoke test)",
+                                                 "hands per preset for the per-move times", argv)
     presets = ("partnership", "two_player") if args.quick else sorted(PRESETS)
     default = PIMCAgent(PRESETS["partnership"])
     rows = []
@@ -151,8 +148,7 @@ def main(argv=None) -> None:
         ]
         for preset, row in scaling:
             lines.append(f"| {preset} | " + " | ".join(f"{t:.3f}" for t in row) + " |")
-        with open(args.write, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        write_page(args.write, lines)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from agents.base import shipped_presets
 from agents.search import SearchAgent
 from tute_env.rules import PRESETS
 
-from .common import load_average, machine, move_bench_parser, pin_to_core, today
+from .common import machine, start_move_bench, today, write_page
 from .pimc_speed import move_times
 
 #: The issue's limit: the p99 of a move on one core.
@@ -25,11 +25,9 @@ LIMIT_S = 1.0
 
 
 def main(argv=None) -> None:
-    args = move_bench_parser(__doc__, 4, "one hand per preset (smoke test)", "hands per preset").parse_args(argv)
-    pinned = pin_to_core(0)
+    args, hands, pinned, load = start_move_bench(__doc__, 4, "one hand per preset (smoke test)", "hands per preset",
+                                                 argv)
     torch.set_num_threads(1)
-    load = load_average()
-    hands = 1 if args.quick else args.hands
     rows = []
     for preset in shipped_presets():
         res = move_times(preset, hands, make=SearchAgent)
@@ -63,8 +61,7 @@ def main(argv=None) -> None:
         for r in rows:
             lines.append(f"| {r['preset']} | {r['moves']} | {r['mean_s']:.3f} | {r['median_s']:.3f} | "
                          f"{r['p99_s']:.3f} | {r['max_s']:.3f} | {r['max_actions']} |")
-        with open(args.write, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        write_page(args.write, lines)
 
 
 if __name__ == "__main__":

@@ -251,3 +251,18 @@ def _private_data_home(tmp_path_factory, monkeypatch):
     """The play mode keeps its history under $XDG_DATA_HOME: never the user's in a test (the
     subprocesses the tests start inherit it too)."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data_home")))
+
+
+def record_file_paths(tmp_path: Path, good: list[dict], no_dir_name: str) -> dict[str, Path]:
+    """Files for the bad-input tests of the commands that read records: "GOOD" (the records
+    ``good``, JSON objects of tute-record/1 lines), "BAD" (its first line, then the second with
+    its first action replaced by its second: line 2's field 'actions' is wrong), "MISSING" (no
+    such file) and "NODIR" (``no_dir_name`` in a folder that does not exist)."""
+    import json
+
+    bad = json.loads(json.dumps(good[1]))
+    bad["actions"][0] = bad["actions"][1]
+    (tmp_path / "good.jsonl").write_text("".join(json.dumps(d) + "\n" for d in good))
+    (tmp_path / "bad.jsonl").write_text(json.dumps(good[0]) + "\n" + json.dumps(bad) + "\n")
+    return {"BAD": tmp_path / "bad.jsonl", "GOOD": tmp_path / "good.jsonl", "MISSING": tmp_path / "none.jsonl",
+            "NODIR": tmp_path / "no" / no_dir_name}

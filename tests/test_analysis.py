@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import record_file_paths
 
 from tute_env.analysis import analyze_record, costliest, seat_losses
 from tute_env.records import RecordWriter, replay
@@ -105,13 +106,7 @@ def test_cli_report_and_json(tmp_path, hands, capsys):
     (["GOOD", "--max-seconds", "0"], "--max-seconds must be positive"),
 ])
 def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, hands, argv, words):
-    good = [json.loads(r.to_json()) for r in hands]
-    bad = json.loads(json.dumps(good[1]))
-    bad["actions"][0] = bad["actions"][1]
-    (tmp_path / "good.jsonl").write_text("".join(json.dumps(d) + "\n" for d in good))
-    (tmp_path / "bad.jsonl").write_text(json.dumps(good[0]) + "\n" + json.dumps(bad) + "\n")
-    paths = {"BAD": tmp_path / "bad.jsonl", "GOOD": tmp_path / "good.jsonl", "MISSING": tmp_path / "none.jsonl",
-             "NODIR": tmp_path / "no" / "x.json"}
+    paths = record_file_paths(tmp_path, [json.loads(r.to_json()) for r in hands], "x.json")
     argv = [str(paths.get(a, a)) for a in argv]
     proc = subprocess.run([sys.executable, "-m", "tute_play.analyze", *argv], cwd=ROOT, capture_output=True,
                           text=True, timeout=300)

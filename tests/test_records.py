@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import record_file_paths
 
 import evaluate
 from tute_env import tute_v0
@@ -421,13 +422,7 @@ def test_bad_json_and_non_objects_name_the_line(tmp_path):
     (["evaluate.py", "random", "greedy", "--record", "NODIR"], "does not exist"),
 ])
 def test_command_line_bad_input_is_one_message_and_exit_2(tmp_path, argv, words):
-    good = good_lines(2)
-    bad = json.loads(json.dumps(good[1]))
-    bad["actions"][0] = bad["actions"][1]
-    (tmp_path / "good.jsonl").write_text("".join(json.dumps(d) + "\n" for d in good))
-    (tmp_path / "bad.jsonl").write_text(json.dumps(good[0]) + "\n" + json.dumps(bad) + "\n")
-    paths = {"BAD": tmp_path / "bad.jsonl", "GOOD": tmp_path / "good.jsonl", "MISSING": tmp_path / "none.jsonl",
-             "NODIR": tmp_path / "no" / "x.jsonl"}
+    paths = record_file_paths(tmp_path, good_lines(2), "x.jsonl")
     argv = [str(paths.get(a, a)) for a in argv]
     if argv[0] == "tute_play":
         argv = ["-m", "tute_play", *argv[1:]]
