@@ -48,8 +48,11 @@ def warm_up(presets=PRESETS, hands: int = 2) -> None:
                     over = any(single.step(action)[2:4])
     game = Game("two_player")  # the solver's code is the same for every rule set
     state = game.random_state(rng, 1)
-    while state.tricks_played[0] < 16 or state.decision[0] != 0:
-        game.step(state, random_legal_actions(game.legal_action_mask(state), rng))
+    while state.done[0] or state.tricks_played[0] < 16 or state.decision[0] != 0:  # a card to play, stock gone
+        if state.done[0]:  # over early (a Tute, R8b): a new deal
+            state = game.random_state(rng, 1)
+        else:
+            game.step(state, random_legal_actions(game.legal_action_mask(state), rng))
     Solver(game.rules).action_values(state)
 
 
