@@ -21,7 +21,7 @@ import datetime
 import sys
 from collections.abc import Sequence
 
-from tute_env.rules import PRESETS, Rules, make_rules, parse_overrides
+from tute_env.engine.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_lab.evaluation import (
     DEFAULT_BATCH_DEALS,
     HELD_OUT_SEED_START,

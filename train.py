@@ -12,10 +12,10 @@ rule-based bots and the learner's own past snapshots. Opponents are drawn with p
 fictitious self-play: the worse the learner does against an entry, the more often it meets it.
 From the learner's side a game is a single-agent episode: after its action the opponents play
 until the learner is to act again or the hand ends, so the rollout buffer is the usual
-(num_steps, num_envs) one. The reward comes at the hand's end (``tute_env.scoring``: zero-sum, +g for a win
+(num_steps, num_envs) one. The reward comes at the hand's end (``tute_env.engine.scoring``: zero-sum, +g for a win
 credited g games, -g for a loss, shared among losers with three players), plus a small zero-sum
 point-difference term: the reward ``TuteVectorEnv(reward="win", points_weight=...)`` gives.
-The seats are run by the table layer (``tute_env.table``): the learner's seats are its LEARNER
+The seats are run by the table layer (``tute_env.play.seating``): the learner's seats are its LEARNER
 seats.
 
 The games are played by workers, each owning a shard of them: one in this process, or with
@@ -47,7 +47,7 @@ from tqdm import tqdm
 
 from agents import make_agent
 from agents.ppo import PolicyNet, PPOAgent, resolve_device, save_policy
-from tute_env.rules import make_rules
+from tute_env.engine.rules import make_rules
 from tute_lab.evaluation import TRAINING_SEED_LIMIT, evaluate_pairing
 from tute_lab.training.rollout import Rollout, mixed_precision
 from tute_lab.training.runs import (

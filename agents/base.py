@@ -7,18 +7,18 @@ from pathlib import Path
 
 import numpy as np
 
-from tute_env.rules import Rules
-from tute_env.table import RandomPolicy
+from tute_env.engine.rules import Rules
+from tute_env.play.seating import RandomPolicy
 
 
 class Agent:
     """A player. It sees only its own information set: the observation vectors of
-    :mod:`tute_env.observation` and the legal action masks.
+    :mod:`tute_env.engine.observation` and the legal action masks.
 
     Subclasses implement :meth:`act_batch`; :meth:`act` serves a single PettingZoo observation.
     Agents that draw random numbers set ``takes_keys = True`` and accept ``act_batch(...,
-    keys=None)``: with keys (given by a :class:`~tute_env.table.Table` with streams), row i's
-    draws come from ``tute_env.streams.mix(self.seed, keys[i])``, independent of the batch; without,
+    keys=None)``: with keys (given by a :class:`~tute_env.play.seating.Seating` with streams), row i's
+    draws come from ``tute_env.play.streams.mix(self.seed, keys[i])``, independent of the batch; without,
     from ``self.rng``.
     """
 
@@ -82,6 +82,6 @@ CHECKPOINT_DIR = Path(__file__).parent / "checkpoints"
 
 def shipped_presets() -> list[str]:
     """Presets with a shipped trained agent (``make_agent("ppo", PRESETS[name])``)."""
-    from tute_env.rules import PRESETS
+    from tute_env.engine.rules import PRESETS
 
     return sorted(p.stem for p in CHECKPOINT_DIR.glob("*.pt") if p.stem in PRESETS)

@@ -3,8 +3,8 @@
 For a decision late in the hand the bot
 
 1. samples ``num_samples`` deals of the cards it has not seen, uniformly among those consistent
-   with its information set (the exact sampler of :mod:`tute_env.infoset`);
-2. solves each sampled deal exactly with every card known (:class:`tute_env.solver.Solver`: the
+   with its information set (the exact sampler of :mod:`tute_env.search.infoset`);
+2. solves each sampled deal exactly with every card known (:class:`tute_env.search.solver.Solver`: the
    value of every legal action under optimal play by every seat), and
 3. plays the action with the best mean value over the samples (ties: the lowest action id).
 
@@ -17,7 +17,7 @@ so a decision takes the budget plus at most one pimc batch. "Late" is: no face-d
 7 with four players, where a deal from trick 3 takes ~0.03 s to solve at the median, and 8
 otherwise: the two-player game once the stock is gone, ~0.006 s).
 
-A value is the observer's reward as :mod:`tute_env.scoring` defines it, with ``point_weight``
+A value is the observer's reward as :mod:`tute_env.engine.scoring` defines it, with ``point_weight``
 (pimc's 1.15 by default, so that both parts of the hand score alike). ``make_agent("dds:32",
 rules)`` is 32 samples. The bot is deterministic given its seed as long as the time budget
 does not cut a search short.
@@ -29,10 +29,10 @@ import time
 
 import numpy as np
 
-from tute_env.cards import popcount
-from tute_env.infoset import InfoSet, build_states
-from tute_env.rules import Rules
-from tute_env.solver import Solver, SolverBudgetExceeded
+from tute_env.engine.cards import popcount
+from tute_env.engine.rules import Rules
+from tute_env.search.infoset import InfoSet, build_states
+from tute_env.search.solver import Solver, SolverBudgetExceeded
 
 from .pimc import PIMCAgent, row_sampler, samples_needed, spec_samples
 

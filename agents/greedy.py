@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tute_env.cards import (
+from tute_env.engine.cards import (
     CARD_POINTS,
     CARD_STRENGTH,
     CARD_SUIT,
@@ -37,8 +37,8 @@ from tute_env.cards import (
     SING_BASE,
     TUTE,
 )
-from tute_env.observation import observation_layout
-from tute_env.rules import Rules
+from tute_env.engine.observation import observation_layout
+from tute_env.engine.rules import Rules
 
 from .base import Agent
 

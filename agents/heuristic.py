@@ -44,7 +44,7 @@ legal card is played. The rules behind the score:
 6. **The last tricks.** The last trick's +10 counts in the trick's worth, and the top trump is
    kept for it.
 
-It reads only the information set (:func:`tute_env.infoset.decode_infoset`). The card scores are
+It reads only the information set (:func:`tute_env.search.infoset.decode_infoset`). The card scores are
 compiled (numba), one game at a time over the batch: a call costs a few microseconds a game, not
 the dozens of small numpy operations per call a vectorised form costs, which dominated a table
 round's time when a few games at a time ask for a move (self-play rollouts, search playouts).
@@ -56,7 +56,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tute_env.cards import (
+from tute_env.engine.cards import (
     ALL_CARDS,
     BIT,
     CARD_POINTS,
@@ -77,8 +77,8 @@ from tute_env.cards import (
     beating_set,
     card_count,
 )
-from tute_env.infoset import InfoSet, decode_infoset
-from tute_env.rules import Rules
+from tute_env.engine.rules import Rules
+from tute_env.search.infoset import InfoSet, decode_infoset
 
 from .base import Agent
 from .greedy import VALUE_KEY, declaration_actions

@@ -2,7 +2,7 @@
 
 For each decision the bot
 
-1. **samples deals** of the cards it has not seen (:class:`tute_env.infoset.DealSampler`): the other hands and
+1. **samples deals** of the cards it has not seen (:class:`tute_env.search.infoset.DealSampler`): the other hands and
    the face-down stock, consistent with everything its information set says -- played and sung
    cards, the shown or turned card, cards known to be in a hand (sung pairs, an exchanged or
    last-drawn turned card) and the public inferences of the strict rules (``cannot_hold``: void
@@ -10,7 +10,7 @@ For each decision the bot
    consistent deals with a small dynamic programme over the remaining capacity of each hand and
    of the stock, and draws uniformly among them. It never returns an inconsistent deal and
    needs no rejection loop, however tight the constraints are;
-2. **builds core states** (:func:`tute_env.infoset.build_states`), one lane per sample and candidate action,
+2. **builds core states** (:func:`tute_env.search.infoset.build_states`), one lane per sample and candidate action,
    with the observer at absolute seat 0 (relative seats and sides of the observation are then
    absolute ones);
 3. **plays every lane out** to the end of the hand with a cheap vectorised rule-based policy
@@ -21,7 +21,7 @@ For each decision the bot
    is known) one sample is played, as the deterministic playouts would repeat it.
 
 Score of a finished playout, from the observer's side (see :func:`playout_scores`): the
-observer's reward as :mod:`tute_env.scoring` defines it for the env and training: the win
+observer's reward as :mod:`tute_env.engine.scoring` defines it for the env and training: the win
 (``+games`` credited if its side won the hand, its share of ``-games`` otherwise: R9, R8b) plus
 ``point_weight`` times the points reward (own side's total minus the other sides' mean, / 230).
 The win counts most, the points break ties between actions that win (or lose) equally often and
@@ -42,8 +42,7 @@ import time
 
 import numpy as np
 
-from tute_env import streams
-from tute_env.cards import (
+from tute_env.engine.cards import (
     ALL_CARDS,
     CARD_POINTS,
     CARD_STRENGTH,
@@ -58,8 +57,11 @@ from tute_env.cards import (
     beating_cards,
     unpack_sets,
 )
-from tute_env.core import Game, State
-from tute_env.infoset import (
+from tute_env.engine.core import Game, State
+from tute_env.engine.rules import Rules
+from tute_env.engine.scoring import hand_rewards, points_rewards
+from tute_env.play import streams
+from tute_env.search.infoset import (
     DealSampler,
     InconsistentInfoSet,
     InfoSet,
@@ -67,8 +69,6 @@ from tute_env.infoset import (
     deal_constraints,
     decode_infoset,
 )
-from tute_env.rules import Rules
-from tute_env.scoring import hand_rewards, points_rewards
 
 from .base import Agent
 from .greedy import declaration_actions
@@ -227,7 +227,7 @@ def playout_policy(game: Game, s: State) -> np.ndarray:
 
 def playout_scores(game: Game, s: State, point_weight: float, seat: int = 0) -> np.ndarray:
     """Values of finished lanes for ``seat`` (by default seat 0, the observer): its reward in
-    :mod:`tute_env.scoring`, the win (``+games``, or the loser's share of ``-games``) plus
+    :mod:`tute_env.engine.scoring`, the win (``+games``, or the loser's share of ``-games``) plus
     ``point_weight`` times the points reward (own side's total minus the others', / 230); with
     ``match="target_points"`` the points reward alone."""
     r = game.rules

@@ -15,10 +15,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from tute_env.cards import NUM_ACTIONS
-from tute_env.observation import observation_layout, observation_scale, perfect_information_layout
-from tute_env.rules import Rules
-from tute_env.streams import mix, uniforms
+from tute_env.engine.cards import NUM_ACTIONS
+from tute_env.engine.observation import observation_layout, observation_scale, perfect_information_layout
+from tute_env.engine.rules import Rules
+from tute_env.play.streams import mix, uniforms
 
 from .base import CHECKPOINT_DIR, Agent, shipped_presets
 
@@ -239,7 +239,7 @@ def sample(logits: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
 
 class PolicyStack:
     """The policy networks of several :class:`PPOAgent` of one architecture, run as one batched
-    forward pass. Each agent's ``stack`` is set to the stack; a :class:`~tute_env.table.Table`
+    forward pass. Each agent's ``stack`` is set to the stack; a :class:`~tute_env.play.seating.Seating`
     calls all the agents of a stack that act in a round at once (:meth:`act_many`): the opponent
     pool's K snapshots cost one forward a round instead of K small ones. Each agent then chooses
     from its own rows' logits as its ``act_batch`` would (:meth:`PPOAgent.choose`). The weights

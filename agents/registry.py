@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from tute_env.rules import Rules
+from tute_env.engine.rules import Rules
 
 from .base import Agent
 

@@ -4,7 +4,7 @@ PIMC (:mod:`agents.pimc`) whose playouts and leaves come from the shipped PPO ne
 rules being played. For each decision the bot
 
 1. **samples deals** of the cards it has not seen, consistent with its information set, with
-   PIMC's exact sampler (:mod:`tute_env.infoset`, through :func:`agents.pimc.row_sampler`);
+   PIMC's exact sampler (:mod:`tute_env.search.infoset`, through :func:`agents.pimc.row_sampler`);
 2. **applies each candidate action** to every sampled deal (:func:`agents.pimc.candidate_lanes`;
    all candidates are evaluated on the same deals);
 3. **plays on with the policy network** for every seat of the determinised games: the most
@@ -42,11 +42,11 @@ import dataclasses
 import numpy as np
 import torch
 
-from tute_env.core import Game, State
-from tute_env.infoset import decode_infoset
-from tute_env.observation import encode_observation, encode_perfect_information
-from tute_env.rules import Rules
-from tute_env.scoring import sides_of_seats
+from tute_env.engine.core import Game, State
+from tute_env.engine.observation import encode_observation, encode_perfect_information
+from tute_env.engine.rules import Rules
+from tute_env.engine.scoring import sides_of_seats
+from tute_env.search.infoset import decode_infoset
 
 from .base import Agent, shipped_presets
 from .pimc import (

@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 
 from tute_env import tute_v0
-from tute_env.deal import random_deals
-from tute_env.reference import ReferenceGame
-from tute_env.rules import make_rules
+from tute_env.engine.deal import random_deals
+from tute_env.engine.reference import ReferenceGame
+from tute_env.engine.rules import make_rules
 
 from . import peers as peers_mod
 from .common import machine, pin_to_core, today

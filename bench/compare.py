@@ -27,7 +27,10 @@ from pathlib import Path
 
 WORKLOADS = {
     "core": """
-from tute_env.core import Game, random_legal_actions
+try:
+    from tute_env.engine.core import Game, random_legal_actions
+except ImportError:  # a checkout before the engine package (issue 35)
+    from tute_env.core import Game, random_legal_actions
 import numpy as np
 game = Game("partnership"); rng = np.random.default_rng(0); s = game.random_state(rng, 4096)
 for _ in range(4000):
@@ -36,7 +39,7 @@ for _ in range(4000):
     "aec": """
 import numpy as np
 from tute_env import tute_v0
-env = tute_v0.env(variant="partnership"); env.reset(seed=0); rng = np.random.default_rng(0); n = 0
+env = tute_v0.env("partnership"); env.reset(seed=0); rng = np.random.default_rng(0); n = 0
 while n < 60000:
     for agent in env.agent_iter():
         obs, r, term, trunc, info = env.last(); n += 1
@@ -45,7 +48,10 @@ while n < 60000:
 """,
     "vec": """
 import numpy as np
-from tute_env.gym_env import TuteVectorEnv
+try:
+    from tute_env.envs.gym_env import TuteVectorEnv
+except ImportError:  # a checkout before the envs package (issue 35)
+    from tute_env.gym_env import TuteVectorEnv
 envs = TuteVectorEnv(1024, "partnership"); envs.reset(seed=0); rng = np.random.default_rng(0)
 for _ in range(1500):
     m = envs.action_masks(); envs.step(np.argmax(rng.random(m.shape) * m, axis=1))
@@ -83,8 +89,8 @@ def main(argv=None) -> int:
     parser.add_argument("--workloads", nargs="+", default=list(WORKLOADS), choices=list(WORKLOADS))
     args = parser.parse_args(argv)
     for path in (args.old, args.new):
-        if not (path / "tute_env" / "core.py").is_file():
-            parser.error(f"{path} is not a checkout of this project (no tute_env/core.py)")
+        if not (path / "tute_env" / "__init__.py").is_file() or not (path / "train.py").is_file():
+            parser.error(f"{path} is not a checkout of this project (no tute_env/__init__.py and train.py)")
     if args.rounds < 1:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")
     print("workload | old s | new s | new/old wall (median, min-max)")

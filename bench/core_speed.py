@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from tute_env.core import Game, random_legal_actions
-from tute_env.observation import encode_observation
+from tute_env.engine.core import Game, random_legal_actions
+from tute_env.engine.observation import encode_observation
 
 from .common import machine, median_rate, pin_to_core, today, write_page
 

@@ -13,7 +13,7 @@ time budget).
 from __future__ import annotations
 
 from agents.dds import DDSAgent
-from tute_env.rules import PRESETS
+from tute_env.engine.rules import PRESETS
 
 from .common import machine, start_move_bench, today, write_page
 from .pimc_speed import move_times

@@ -25,9 +25,9 @@ import time
 import numpy as np
 
 from tute_env import tute_v0
-from tute_env.core import Game
-from tute_env.gym_env import TuteVectorEnv
-from tute_env.observation import encode_observation
+from tute_env.engine.core import Game
+from tute_env.engine.observation import encode_observation
+from tute_env.envs.gym_env import TuteVectorEnv
 
 from .common import machine, pin_to_core, today, write_page
 

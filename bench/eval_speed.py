@@ -24,9 +24,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tute_env.core import Game
-from tute_env.rules import make_rules
-from tute_env.table import Table
+from tute_env.engine.core import Game
+from tute_env.engine.rules import make_rules
+from tute_env.play.seating import Seating
 from tute_lab import evaluation
 
 TARGET_HANDS_PER_SECOND = 5000
@@ -98,7 +98,7 @@ def pimc_speed(preset: str, moves: int, seed: int = 0) -> dict | None:
         if state.done[0]:
             continue
         timed = Timed(agent)
-        Table(game, [timed], [0] * rules.num_players).actions(state, ~state.done)
+        Seating(game, [timed], [0] * rules.num_players).actions(state, ~state.done)
         times.append(timed.seconds[0])
     times = np.array(times)
     return {"preset": preset, "moves": len(times), "mean_s": float(times.mean()),

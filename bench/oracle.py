@@ -9,7 +9,7 @@ the game, which the table never gives a policy. Each of its decisions with more 
 action is made on the true deal:
 
 * from the ``exact_from``-th trick on (0-based, ``State.tricks_played``; by default the first) by
-  the double-dummy solver (:class:`tute_env.solver.Solver`, point weight 0: every seat plays
+  the double-dummy solver (:class:`tute_env.search.solver.Solver`, point weight 0: every seat plays
   perfectly and only the games won count); among the actions of the best exact value, the one
   whose rule-based playout (below) scores best is played, so a hand won (or lost) whatever the
   play is still played for points;
@@ -39,10 +39,10 @@ import numpy as np
 
 from agents.base import Agent
 from agents.pimc import play_out, playout_policy, playout_scores
-from tute_env.core import Game, State
-from tute_env.rules import PRESETS, make_rules
-from tute_env.solver import Solver
-from tute_env.table import LEARNER, Table
+from tute_env.engine.core import Game, State
+from tute_env.engine.rules import PRESETS, make_rules
+from tute_env.play.seating import LEARNER, Seating
+from tute_env.search.solver import Solver
 from tute_lab import evaluation
 
 #: pimc's point weight: the oracle's score is pimc's.
@@ -125,10 +125,10 @@ class Oracle(Agent):
         return int(choice)
 
 
-def peek_table(oracle: Oracle, index: int = 0) -> type[Table]:
-    """A :class:`Table` that hands ``oracle`` (policy ``index``) the true state before it acts."""
+def peek_table(oracle: Oracle, index: int = 0) -> type[Seating]:
+    """A :class:`Seating` that hands ``oracle`` (policy ``index``) the true state before it acts."""
 
-    class PeekTable(Table):
+    class PeekTable(Seating):
         def actions(self, state, lanes):
             who = np.where(lanes, self._to_act(state), LEARNER)
             oracle.state, oracle.rows = state, np.flatnonzero(who == index)
@@ -140,12 +140,12 @@ def peek_table(oracle: Oracle, index: int = 0) -> type[Table]:
 @contextlib.contextmanager
 def seated(oracle: Oracle):
     """Evaluation's table replaced by :func:`peek_table` for the block."""
-    saved = evaluation.Table
-    evaluation.Table = peek_table(oracle)
+    saved = evaluation.Seating
+    evaluation.Seating = peek_table(oracle)
     try:
         yield
     finally:
-        evaluation.Table = saved
+        evaluation.Seating = saved
 
 
 def run(preset: str, opponent: str, deals: int, seed_start: int, agent_seed: int, exact_from: int):

@@ -16,9 +16,9 @@ import numpy as np
 
 from agents.base import Timed
 from agents.pimc import PIMCAgent
-from tute_env.core import Game
-from tute_env.rules import PRESETS
-from tute_env.table import Table
+from tute_env.engine.core import Game
+from tute_env.engine.rules import PRESETS
+from tute_env.play.seating import Seating
 
 from .common import machine, start_move_bench, today, write_page
 
@@ -44,10 +44,10 @@ def move_times(preset: str, hands: int, seed: int = 0, make=PIMCAgent) -> dict:
     agent = make(rules, seed=seed)
     timed = Timed(agent)
     searched_hook = _Searched(agent)
-    table = Table(game, [timed], [0] * rules.num_players, hooks=[searched_hook])
+    seating = Seating(game, [timed], [0] * rules.num_players, hooks=[searched_hook])
     rng = np.random.default_rng(seed)
     for _ in range(hands):
-        table.advance(game.random_state(rng, 1))
+        seating.advance(game.random_state(rng, 1))
     searched = np.array(timed.choices) > 1  # a single legal action is played without a search
     times = np.array(timed.seconds)[searched]
     samples, cut = np.array(searched_hook.samples)[searched], np.array(searched_hook.cut)[searched]
@@ -75,10 +75,10 @@ def first_move_time(preset: str, num_samples: int, deals: int, seed: int = 0) ->
     game = Game(preset)
     rules = game.rules
     agent = Timed(PIMCAgent(rules, seed=seed, num_samples=num_samples, time_budget=None))
-    table = Table(game, [agent], [0] * rules.num_players)
+    seating = Seating(game, [agent], [0] * rules.num_players)
     state = game.random_state(np.random.default_rng(seed), deals)
     for lane in range(deals):
-        table.actions(state, np.arange(deals) == lane)
+        seating.actions(state, np.arange(deals) == lane)
     times = agent.seconds
     return float(np.median(times))
 

@@ -27,7 +27,7 @@ import torch
 
 import train
 from agents.ppo import PolicyNet, resolve_device
-from tute_env.rules import make_rules
+from tute_env.engine.rules import make_rules
 from tute_lab.ray_cluster import connect_ray
 from tute_lab.training.rollout import Rollout
 from tute_lab.training.selfplay import Pool

@@ -162,7 +162,7 @@ def _core_section(results: dict) -> list[str]:
         lines.append(f"| {preset} | reference engine (one game, plain Python) | {rate:,.0f} | 1.00x | | | |")
     return lines + [
         "",
-        "The reference engine (`tute_env.reference.ReferenceGame`) plays the deals the core's random play starts "
+        "The reference engine (`tute_env.engine.reference.ReferenceGame`) plays the deals the core's random play starts "
         "from (`random_deals` with the same seed), one game at a time, with uniformly random legal actions; its "
         "`legal_actions()` and `step()` are timed.",
         "",

@@ -15,7 +15,7 @@ import torch
 
 from agents.base import shipped_presets
 from agents.search import SearchAgent
-from tute_env.rules import PRESETS
+from tute_env.engine.rules import PRESETS
 
 from .common import machine, start_move_bench, today, write_page
 from .pimc_speed import move_times

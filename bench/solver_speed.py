@@ -1,10 +1,10 @@
-"""Speed of the exact double-dummy solver (tute_env.solver), against issue 30's goals.
+"""Speed of the exact double-dummy solver (tute_env.search.solver), against issue 30's goals.
 
     python -m bench.solver_speed [--quick] [--deals 100] [--write docs/solver_speed.md]
 
 Pinned to one core, compilation excluded (one solve first). Positions are random deals, played
 on at random (seeded) where a figure needs a later position; each is solved by a fresh call of
-one :class:`~tute_env.solver.Solver` (its transposition table reused, its entries not: each
+one :class:`~tute_env.search.solver.Solver` (its transposition table reused, its entries not: each
 lane starts a new generation). Figures, each the seconds of one call on a one-lane state:
 
 * ``partnership``, whole deals from the first lead: ``value`` (the position's value) and
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tute_env.core import Game, random_legal_actions
-from tute_env.solver import Solver, SolverBudgetExceeded
+from tute_env.engine.core import Game, random_legal_actions
+from tute_env.search.solver import Solver, SolverBudgetExceeded
 
 from .common import machine, pin_to_core, today
 

@@ -3,8 +3,8 @@
     python -m bench.startup [--quick] [--runs 3] [--presets partnership] [--write docs/startup.md]
     python -m bench.startup --after-setup [--runs 3] [--presets partnership] [--write docs/startup.md]
 
-Each run is a fresh interpreter (this one's ``sys.executable``) that imports ``tute_env.core``
-and ``tute_env.observation``, makes a ``Game``, a first ``random_state`` (B = 1), a first step
+Each run is a fresh interpreter (this one's ``sys.executable``) that imports ``tute_env.engine.core``
+and ``tute_env.engine.observation``, makes a ``Game``, a first ``random_state`` (B = 1), a first step
 (legal mask, random action, ``Game.step``) and a first observation (``encode_observation``), and
 reports the time of each phase, measured inside the process. *Cold*: numba's cache is empty (a
 fresh ``NUMBA_CACHE_DIR``), so everything compiled is compiled: the first use after installing.
@@ -13,7 +13,7 @@ fresh ``NUMBA_CACHE_DIR``), so everything compiled is compiled: the first use af
 cold run also reports each compiled function's compile time (numba's own timers).
 
 ``--after-setup``: the first ``tute_v0.env()`` step in a fresh process after ``scripts/setup.sh``,
-against a later step. Into an empty cache, ``python -m agents.warmup`` (what setup.sh runs last) fills
+against a later step. Into an empty cache, ``python -m tute_lab.warmup`` (what setup.sh runs last) fills
 numba's cache; then each run is a fresh process that makes ``tute_v0.env()``, resets it and times its
 first step and the steps after it (median), then the same for ``gym_env.TuteEnv`` against the
 heuristic bot, and counts the compilations numba could not load from the cache (0: the warm-up
@@ -50,9 +50,9 @@ import numba
 t1 = time.perf_counter()
 import numpy as np
 import tute_env
-from tute_env import core, observation
-from tute_env.core import Game, random_legal_actions
-from tute_env.observation import encode_observation
+from tute_env.engine import core, kernel, observation
+from tute_env.engine.core import Game, random_legal_actions
+from tute_env.engine.observation import encode_observation
 t2 = time.perf_counter()
 game = Game(PRESET)
 rng = np.random.default_rng(0)
@@ -63,7 +63,7 @@ t4 = time.perf_counter()
 encode_observation(game.rules, state, state.current)
 t5 = time.perf_counter()
 compiled = {}
-for module in (core, observation, sys.modules.get("tute_env.cards")):
+for module in (core, kernel, observation, sys.modules.get("tute_env.engine.cards")):
     for name, value in vars(module or object()).items():
         if isinstance(value, numba.core.registry.CPUDispatcher) and value.__module__ == module.__name__:
             for sig, cres in value.overloads.items():
@@ -75,7 +75,7 @@ for module in (core, observation, sys.modules.get("tute_env.cards")):
                 }
 print(json.dumps({
     "file": tute_env.__file__,
-    "phases": {"import numba": t1 - t0, "import tute_env.core, .observation": t2 - t1,
+    "phases": {"import numba": t1 - t0, "import tute_env.engine.core, .observation": t2 - t1,
                "Game and first random_state": t3 - t2, "first step": t4 - t3, "first observation": t5 - t4},
     "total": t5 - t0, "compiled": compiled,
 }))
@@ -90,7 +90,7 @@ import numba
 import numpy as np
 import tute_env
 from agents import make_agent
-from tute_env.rules import make_rules
+from tute_env.engine.rules import make_rules
 
 def play(env_reset, step, mask):  # first reset, the hand's steps, then a second reset
     start = time.perf_counter()
@@ -108,7 +108,7 @@ def play(env_reset, step, mask):  # first reset, the hand's steps, then a second
 
 t0 = time.perf_counter()
 from tute_env import tute_v0
-from tute_env.gym_env import TuteEnv
+from tute_env.envs.gym_env import TuteEnv
 imported = time.perf_counter() - t0
 env = tute_v0.env(variant=PRESET)
 
@@ -206,7 +206,7 @@ def measure_after_setup(preset: str, runs: int) -> dict:
         env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
         env.update(NUMBA_CACHE_DIR=cache, PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""))
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "agents.warmup"], cwd=ROOT, env=env, check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "tute_lab.warmup"], cwd=ROOT, env=env, check=True, capture_output=True)
         out["warm-up"] = time.perf_counter() - start
         after = [run_child(preset, cache, ENV_CHILD) for _ in range(runs)]
     for name, rows in (("cold", cold), ("after setup", after)):
@@ -231,8 +231,8 @@ def write_after_setup(path: str, results: dict[str, dict]) -> None:
         "fresh process: `tute_v0.env()`'s first `reset` and first `step` against a later reset and a later step "
         "(the median of the hand's steps), then the same for `gym_env.TuteEnv` against the heuristic bot (its "
         f"reset plays the bot up to the learner's turn); medians of {runs} fresh processes. After setup: numba's "
-        "cache filled by `python -m agents.warmup`, the last step of `scripts/setup.sh` (it took the time in the "
-        "last column); cold: an empty cache. Importing `tute_env.tute_v0` and `.gym_env` (numba, PettingZoo, "
+        "cache filled by `python -m tute_lab.warmup`, the last step of `scripts/setup.sh` (it took the time in the "
+        "last column); cold: an empty cache. Importing `tute_env.envs.tute_v0` and `.gym_env` (numba, PettingZoo, "
         "Gymnasium) comes before and is not counted here (~0.5-1 s, see above).",
         "",
         "| preset | cache | env | first reset (ms) | later reset (ms) | first step (ms) | later step (ms) "
@@ -268,8 +268,8 @@ def write(path: str, results: dict[str, dict]) -> None:
         "# Startup: first use",
         "",
         f"Measured {today()} on {machine()}; `python -m bench.startup --write {path}`. Each figure is the "
-        f"median of {next(iter(results.values()))['runs']} fresh processes: import `tute_env.core` and "
-        "`tute_env.observation`, `Game`, a first `random_state` (B = 1), a first step, a first observation, timed "
+        f"median of {next(iter(results.values()))['runs']} fresh processes: import `tute_env.engine.core` and "
+        "`tute_env.engine.observation`, `Game`, a first `random_state` (B = 1), a first step, a first observation, timed "
         "inside the process (the wall time of the whole process, interpreter start included, beside it). Cold: "
         "an empty numba cache (`NUMBA_CACHE_DIR` a new directory), the first use after installing; warm: the "
         "cache a previous run filled, every use after that.",
@@ -295,7 +295,7 @@ def write(path: str, results: dict[str, dict]) -> None:
         "",
         f"Compiled functions at first use ({first}, cold, medians; numba's timers: the whole compilation, "
         "and the part in LLVM. A function's figure includes the functions compiled while typing it: "
-        "`_rules_kernel`'s includes `_check_state` and `beating_set`, compiled with it):",
+        "`rules_kernel`'s includes `check_state` and `beating_set`, compiled with it):",
         "",
         "| function | signatures | compile (s) | of which LLVM (s) |",
         "|---|---:|---:|---:|",
@@ -323,7 +323,7 @@ def main(argv=None) -> dict:
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     if args.presets == "all":
-        from tute_env.rules import PRESETS
+        from tute_env.engine.rules import PRESETS
 
         presets = list(PRESETS)
     else:

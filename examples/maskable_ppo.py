@@ -5,7 +5,7 @@
 
 The learner plays seat 0 against ``--opponents`` (default ``random``; any bot name of
 ``agents.make_agent``, made here and passed to the env as a policy object) in the single-agent view
-``tute_env.gym_env.TuteEnv``; ``action_masks()`` gives MaskablePPO the legal actions, so it
+``tute_env.envs.gym_env.TuteEnv``; ``action_masks()`` gives MaskablePPO the legal actions, so it
 never plays an illegal card. Observations are ``scaled`` to [0, 1]. CI runs this with
 ``--timesteps 256`` as a smoke test (``tests/test_gym.py``).
 """
@@ -20,8 +20,8 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from agents import make_agent
-from tute_env.gym_env import TuteEnv
-from tute_env.rules import make_rules
+from tute_env.engine.rules import make_rules
+from tute_env.envs.gym_env import TuteEnv
 
 
 def make_env(variant: str, opponents: str, seed: int) -> TuteEnv:

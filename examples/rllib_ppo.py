@@ -8,7 +8,7 @@
 one thin subclass, ``TuteRLlibEnv``, only renames the observation dict's keys for RLlib's
 action-masking module (``ActionMaskingTorchRLModule``, shipped in ``ray.rllib.examples``), which
 wants ``{"observations", "action_mask"}`` where tute_v0 gives ``{"observation", "action_mask"}``,
-and scales the int8 vector to float32 in [0, 1] (``tute_env.observation.observation_scale``);
+and scales the int8 vector to float32 in [0, 1] (``tute_env.engine.observation.observation_scale``);
 tute_v0's own spaces are not changed. Every seat maps to one shared policy (self-play), a small
 64x64 network, trained by PPO on RLlib's new API stack. The module adds log(mask) to the
 logits, so an illegal action is never sampled: an episode that ended by tute_v0's illegal-action
@@ -44,8 +44,8 @@ import gymnasium as gym
 import numpy as np
 
 from tute_env import tute_v0
-from tute_env.observation import observation_scale
-from tute_env.rules import make_rules
+from tute_env.engine.observation import observation_scale
+from tute_env.engine.rules import make_rules
 
 try:  # RLlib is an optional extra: pip install -e '.[rllib]'
     from ray.rllib.callbacks.callbacks import RLlibCallback

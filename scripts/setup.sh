@@ -14,4 +14,4 @@ fi
 .venv/bin/python -m pip install -q -e ".[dev,bench,ray,rllib]"
 # Compile numba's kernels (rules core, observation encoder, the heuristic bot) into its cache now,
 # so that the first env step after setup runs as fast as any later one (docs/startup.md).
-.venv/bin/python -m agents.warmup
+.venv/bin/python -m tute_lab.warmup

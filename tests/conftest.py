@@ -1,7 +1,7 @@
 """Shared test fixtures and helpers.
 
 ``engine`` runs a test once per engine in ``ENGINES``; each entry is a factory
-``(rules, deal) -> game`` with the interface of :class:`tute_env.reference.ReferenceGame`
+``(rules, deal) -> game`` with the interface of :class:`tute_env.engine.reference.ReferenceGame`
 (``legal_actions()``, ``step()``, ``current_player``, ``decision_kind``, ``hands``, ...).
 To test another engine, add one line to ``ENGINES``.
 
@@ -29,7 +29,7 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from tute_env.cards import (
+from tute_env.engine.cards import (
     CARD_STRENGTH,
     KING,
     KNIGHT,
@@ -41,10 +41,10 @@ from tute_env.cards import (
     cards_str,
     to_cards,
 )
-from tute_env.core import Game
-from tute_env.deal import Deal
-from tute_env.reference import ReferenceGame
-from tute_env.rules import Rules
+from tute_env.engine.core import Game
+from tute_env.engine.deal import Deal
+from tute_env.engine.reference import ReferenceGame
+from tute_env.engine.rules import Rules
 
 
 def make_reference_game(rules: Rules, deal: Deal) -> ReferenceGame:

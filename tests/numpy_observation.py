@@ -1,14 +1,23 @@
 """A second observation encoder, written with whole-batch numpy operations, used only by the
-tests to check the compiled encoder of ``tute_env.observation`` piece by piece (the
-observation's counterpart of ``tute_env.reference`` for the core)."""
+tests to check the compiled encoder of ``tute_env.engine.observation`` piece by piece (the
+observation's counterpart of ``tute_env.engine.reference`` for the core)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from tute_env.cards import ALL_CARDS, BIT, CARD_POINTS, NUM_CARDS, STRONGER, beating_cards, pack_sets, unpack_sets
-from tute_env.core import State
-from tute_env.rules import Rules
+from tute_env.engine.cards import (
+    ALL_CARDS,
+    BIT,
+    CARD_POINTS,
+    NUM_CARDS,
+    STRONGER,
+    beating_cards,
+    pack_sets,
+    unpack_sets,
+)
+from tute_env.engine.core import State
+from tute_env.engine.rules import Rules
 
 
 def _one_hot(index: np.ndarray, width: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Double-dummy analysis of recorded hands (tute_env.analysis) and its command line, tute-analyze."""
+"""Double-dummy analysis of recorded hands (tute_env.search.analysis) and its command line, tute-analyze."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from conftest import record_file_paths
 
-from tute_env.analysis import analyze_record, costliest, seat_losses
-from tute_env.records import RecordWriter, replay
-from tute_env.rules import make_rules
+from tute_env.engine.rules import make_rules
+from tute_env.play.records import RecordWriter, replay
+from tute_env.search.analysis import analyze_record, costliest, seat_losses
 from tute_lab.evaluation import evaluate_pairing
 from tute_play.analyze import main
 

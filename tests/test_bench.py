@@ -120,12 +120,12 @@ def test_startup_quick_measures_cold_and_warm_and_keeps_the_notes(tmp_path):
     assert warm < cold <= cold_wall and warm <= warm_wall
     for phase in ("import numba", "first step", "first observation"):
         assert f"| {phase} |" in md
-    assert "| `core._rules_kernel` | 1 |" in md  # compiled once: one signature
+    assert "| `kernel.rules_kernel` | 1 |" in md  # compiled once: one signature
 
 
 @pytest.mark.slow
 def test_after_setup_nothing_is_compiled_at_first_use_and_the_section_is_rewritten(tmp_path):
-    """scripts/setup.sh's warm-up (python -m agents.warmup) compiles everything a first tute_v0.env()
+    """scripts/setup.sh's warm-up (python -m tute_lab.warmup) compiles everything a first tute_v0.env()
     hand and a first hand against the heuristic bot compile: after it, a fresh process compiles nothing."""
     out = tmp_path / "startup.md"
     out.write_text("# figures\n\n## After setup\n\nSTALE FIGURES\n\n## Notes\n\nWritten by hand.\n")
@@ -137,12 +137,12 @@ def test_after_setup_nothing_is_compiled_at_first_use_and_the_section_is_rewritt
     assert md.endswith("## Notes\n\nWritten by hand.\n")
     rows = {tuple(_cells(line)[1:3]): _cells(line) for line in md.splitlines() if line.startswith("| two_player |")}
     assert rows[("after setup", "`tute_v0.env()`")][7] == "nothing"
-    assert "`tute_env.core._rules_kernel`" in rows[("cold", "`tute_v0.env()`")][7]
+    assert "`tute_env.engine.kernel.rules_kernel`" in rows[("cold", "`tute_v0.env()`")][7]
     assert "`agents.heuristic._card_values`" in rows[("cold", "`tute_v0.env()`")][7]
 
 
 def test_the_warm_up_takes_no_arguments():
-    proc = subprocess.run([sys.executable, "-m", "agents.warmup", "--fast"], cwd=ROOT, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "tute_lab.warmup", "--fast"], cwd=ROOT, capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 2 and proc.stderr.startswith("usage:") and "Traceback" not in proc.stderr
 

@@ -9,12 +9,12 @@ import pytest
 from agents import make_agent
 from agents.greedy import declaration_actions
 from agents.pimc import playout_policy
-from tute_env.cards import EXCHANGE, NUM_ACTIONS, PASS, SING_BASE, TUTE, action_id, action_str, card_id
-from tute_env.core import Game
-from tute_env.deal import Deal
-from tute_env.observation import encode_observation
-from tute_env.rules import PRESETS, make_rules
-from tute_env.table import Table
+from tute_env.engine.cards import EXCHANGE, NUM_ACTIONS, PASS, SING_BASE, TUTE, action_id, action_str, card_id
+from tute_env.engine.core import Game
+from tute_env.engine.deal import Deal
+from tute_env.engine.observation import encode_observation
+from tute_env.engine.rules import PRESETS, make_rules
+from tute_env.play.seating import Seating
 
 BOTS = ["random", "greedy", "heuristic"]
 
@@ -40,7 +40,7 @@ def play_batch(rules, seat_bots, games=192, seed=0, check=None):
     game = Game(rules)
     state = game.random_state(np.random.default_rng(seed), games)
     bots = [Checked(bot, check) for bot in seat_bots]
-    decisions = Table(game, bots, np.arange(rules.num_players)).advance(state)
+    decisions = Seating(game, bots, np.arange(rules.num_players)).advance(state)
     assert state.done.all()
     return state, decisions
 
@@ -249,7 +249,7 @@ def test_bots_see_only_their_information_set(bot):
     """Swapping two other players' hidden hands does not change the bot's decisions."""
     rules = make_rules("partnership")
     rng = np.random.default_rng(7)
-    from tute_env.deal import random_deals
+    from tute_env.engine.deal import random_deals
 
     deals = random_deals(rules, rng, 64, dealer=3)  # seat 3 holds the shown card
     swapped_hands = deals.hands.copy()
@@ -281,7 +281,7 @@ def test_heuristic_decides_each_game_alone():
     """The compiled card scores read one game at a time: a batch's decisions are those of its
     rows decided one by one, in any order and mixed with other games."""
     from agents.heuristic import heuristic_actions
-    from tute_env.infoset import decode_infoset
+    from tute_env.search.infoset import decode_infoset
 
     rules = make_rules("partnership")
     seen = []
@@ -299,7 +299,7 @@ def test_heuristic_decides_each_game_alone():
 def test_heuristic_rejects_a_misfit_information_set():
     """A malformed information set raises, naming what is wrong, before compiled code reads it."""
     from agents.heuristic import card_values
-    from tute_env.infoset import decode_infoset
+    from tute_env.search.infoset import decode_infoset
 
     rules = make_rules("partnership")
     state = Game(rules).random_state(np.random.default_rng(1), 4)

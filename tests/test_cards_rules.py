@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from tute_env import cards
-from tute_env.cards import action_id, action_str, card_id, card_str
-from tute_env.deal import Deal, Deals, random_deals
-from tute_env.rules import PRESETS, Rules, make_rules, option_names
+from tute_env.engine import cards
+from tute_env.engine.cards import action_id, action_str, card_id, card_str
+from tute_env.engine.deal import Deal, Deals, random_deals
+from tute_env.engine.rules import PRESETS, Rules, make_rules, option_names
 
 
 def test_r1_card_ids_and_strings():

@@ -5,7 +5,7 @@ import pytest
 from conftest import build_deal  # tests/conftest.py
 from numpy_observation import numpy_observation  # tests/numpy_observation.py
 
-from tute_env.cards import (
+from tute_env.engine.cards import (
     CARD_POINTS,
     EXCHANGE,
     FACES,
@@ -16,16 +16,16 @@ from tute_env.cards import (
     pack_sets,
     unpack_sets,
 )
-from tute_env.core import Game
-from tute_env.core import random_legal_actions as random_actions
-from tute_env.deal import Deal, random_deals
-from tute_env.observation import (
+from tute_env.engine.core import Game
+from tute_env.engine.core import random_legal_actions as random_actions
+from tute_env.engine.deal import Deal, random_deals
+from tute_env.engine.observation import (
     encode_observation,
     encode_perfect_information,
     observation_layout,
     perfect_information_layout,
 )
-from tute_env.rules import PRESETS, make_rules
+from tute_env.engine.rules import PRESETS, make_rules
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -325,7 +325,7 @@ def test_inactive_lanes_do_not_step():
 
 
 def test_every_observation_piece_is_documented_in_layout_order():
-    from tute_env.observation import PIECE_DOC
+    from tute_env.engine.observation import PIECE_DOC
 
     for preset in PRESET_NAMES:
         assert [name for name, _ in observation_layout(make_rules(preset)).pieces] == list(PIECE_DOC)

@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tute_env import core
-from tute_env.cards import FOLLOW
-from tute_env.core import Game, State, random_legal_actions
-from tute_env.observation import encode_observation, encode_perfect_information
-from tute_env.rules import PRESETS, make_rules
+from tute_env.engine import kernel
+from tute_env.engine.cards import FOLLOW
+from tute_env.engine.core import Game, State, random_legal_actions
+from tute_env.engine.observation import encode_observation, encode_perfect_information
+from tute_env.engine.rules import PRESETS, make_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 FIELDS = [f.name for f in dataclasses.fields(State)]
@@ -255,7 +255,7 @@ def test_every_range_check_names_its_field(preset):
     """Each field the compiled code indexes with, one past its range: the message names it (the
     compiled check and the Python table agree on the order of the checks)."""
     game, state = mid_game(preset, steps=3)
-    bounds = core._value_bounds(game.rules)
+    bounds = kernel.state_value_bounds(game.rules)
     for name, (lo, hi) in bounds.items():
         array = getattr(state, name)
         if array.size == 0:
@@ -295,9 +295,9 @@ BOUNDSCHECK_SCRIPT = textwrap.dedent(
     import numba, numpy as np, tute_env
     assert numba.config.BOUNDSCHECK, "NUMBA_BOUNDSCHECK is not on"
     assert tute_env.__file__.startswith(ROOT), tute_env.__file__
-    from tute_env.core import Game, random_legal_actions
-    from tute_env.observation import encode_observation, encode_perfect_information
-    from tute_env.rules import PRESETS
+    from tute_env.engine.core import Game, random_legal_actions
+    from tute_env.engine.observation import encode_observation, encode_perfect_information
+    from tute_env.engine.rules import PRESETS
 
     states = {}
     for preset in sorted(PRESETS):
@@ -383,8 +383,8 @@ READ_ONLY_SCRIPT = textwrap.dedent(
     assert not os.access(os.path.dirname(tute_env.__file__), os.W_OK), "the package directory is writable"
     assert not os.access(os.environ["HOME"], os.W_OK), "HOME is writable"
     import numba, numpy as np
-    from tute_env.core import Game, random_legal_actions
-    from tute_env.observation import encode_observation
+    from tute_env.engine.core import Game, random_legal_actions
+    from tute_env.engine.observation import encode_observation
     game = Game("partnership")
     rng = np.random.default_rng(0)
     state = game.random_state(rng, 4)

@@ -12,10 +12,10 @@ import random
 import numpy as np
 import pytest
 
-from tute_env.core import Game
-from tute_env.deal import random_deals
-from tute_env.reference import ReferenceGame
-from tute_env.rules import PRESETS, make_rules
+from tute_env.engine.core import Game
+from tute_env.engine.deal import random_deals
+from tute_env.engine.reference import ReferenceGame
+from tute_env.engine.rules import PRESETS, make_rules
 
 GAMES = int(os.environ.get("TUTE_DIFF_GAMES", "20000"))
 BATCH = 2000

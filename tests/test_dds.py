@@ -7,11 +7,11 @@ import pytest
 
 from agents import make_agent
 from agents.dds import DDSAgent
-from tute_env.cards import DECLARE
-from tute_env.core import Game, random_legal_actions
-from tute_env.observation import encode_observation
-from tute_env.rules import make_rules
-from tute_env.solver import Solver
+from tute_env.engine.cards import DECLARE
+from tute_env.engine.core import Game, random_legal_actions
+from tute_env.engine.observation import encode_observation
+from tute_env.engine.rules import make_rules
+from tute_env.search.solver import Solver
 
 
 def positions(preset: str, count: int, tricks_played: int, seed: int):

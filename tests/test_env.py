@@ -22,13 +22,13 @@ from pettingzoo.test.state_test import test_state as pz_state_test
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from tute_env import tute_v0
-from tute_env.cards import NUM_ACTIONS, action_id, card_str
-from tute_env.core import Game
-from tute_env.deal import Deal, random_deals
-from tute_env.observation import encode_observation, encode_perfect_information, observation_layout
-from tute_env.rules import PRESETS, make_rules
-from tute_env.scoring import MAX_HAND_POINTS, Scoring, points_rewards, win_rewards
-from tute_env.tute_v0 import observation_table
+from tute_env.engine.cards import NUM_ACTIONS, action_id, card_str
+from tute_env.engine.core import Game
+from tute_env.engine.deal import Deal, random_deals
+from tute_env.engine.observation import encode_observation, encode_perfect_information, observation_layout
+from tute_env.engine.rules import PRESETS, make_rules
+from tute_env.engine.scoring import MAX_HAND_POINTS, Scoring, points_rewards, win_rewards
+from tute_env.envs.tute_v0 import observation_table
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ALL_PRESETS = sorted(PRESETS)
@@ -84,10 +84,10 @@ def test_seed_test(preset):
 def test_a_finished_hands_info_does_not_depend_on_the_clock(monkeypatch):
     """The info's record carries no wall-clock time: seed_test failed when two envs ended a hand
     in different seconds."""
-    import tute_env.records
+    import tute_env.play.records
 
     def hand_infos(clock):
-        monkeypatch.setattr(tute_env.records, "now_utc", lambda: clock)
+        monkeypatch.setattr(tute_env.play.records, "now_utc", lambda: clock)
         env = tute_v0.env(variant="manita")
         env.reset(seed=7)
         for agent in env.agent_iter():
@@ -580,14 +580,14 @@ def test_module_doc_has_the_generated_observation_table():
 def test_doc_page_file_is_up_to_date():
     with open(os.path.join(ROOT, "docs", "tute_v0.md")) as f:
         assert f.read().strip() == (tute_v0.DOC_HEADER + tute_v0.__doc__.strip()).strip(), (
-            "docs/tute_v0.md is stale: python -m tute_env.tute_v0 > docs/tute_v0.md"
+            "docs/tute_v0.md is stale: python -m tute_env.envs.tute_v0 > docs/tute_v0.md"
         )
 
 
 @pytest.mark.slow
 def test_imports_stay_lazy():
     code = (
-        "import sys, tute_env.core, tute_env.observation\n"
+        "import sys, tute_env.engine.core, tute_env.engine.observation\n"
         "assert 'pettingzoo' not in sys.modules and 'gymnasium' not in sys.modules\n"
         "from tute_env import tute_v0\n"
         "e = tute_v0.env(render_mode='ansi'); e.reset(seed=0); assert 'Tute' in e.render()\n"
@@ -669,7 +669,7 @@ def test_ansi_plain_text_is_ascii_and_drawn_modes_without_pygame_name_the_extra(
 
 @pytest.mark.parametrize("action", [1.5, float("inf"), "5", True, np.float64(3.0), None])
 def test_only_integer_actions_are_actions(action):
-    from tute_env.gym_env import TuteEnv
+    from tute_env.envs.gym_env import TuteEnv
 
     env = tute_v0.raw_env(variant="two_player")
     env.reset(seed=0)

@@ -14,7 +14,7 @@ import pytest
 
 import evaluate
 from agents import make_agent
-from tute_env.rules import make_rules
+from tute_env.engine.rules import make_rules
 from tute_lab.evaluation import (
     HELD_OUT_SEED_START,
     TRAINING_SEED_LIMIT,

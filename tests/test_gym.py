@@ -20,14 +20,14 @@ from gymnasium.vector import AutoresetMode
 
 from agents import RandomAgent
 from tute_env import tute_v0
-from tute_env.deal import random_deals
-from tute_env.gym_env import TuteEnv, TuteVectorEnv
-from tute_env.observation import (
+from tute_env.engine.deal import random_deals
+from tute_env.engine.observation import (
     encode_observation,
     observation_layout,
     observation_scale,
 )
-from tute_env.rules import PRESETS
+from tute_env.engine.rules import PRESETS
+from tute_env.envs.gym_env import TuteEnv, TuteVectorEnv
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PRESET_NAMES = sorted(PRESETS)

@@ -56,7 +56,7 @@ def test_a_wheel_in_a_fresh_venv_runs_the_commands(tmp_path):
 import importlib.resources, importlib.util
 import tute_env, agents, tute_lab, tute_play, tute_scripts.train, tute_scripts.evaluate
 from agents import make_agent
-from tute_env.rules import make_rules
+from tute_env.engine.rules import make_rules
 for module in (tute_env, agents, tute_lab, tute_play, tute_scripts.train, tute_scripts.evaluate):
     print(module.__file__)
 for preset in ("two_player", "partnership"):

@@ -10,11 +10,10 @@ import functools
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
-
+import tomllib
 from conftest import python_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,13 +22,15 @@ ROOT = Path(__file__).resolve().parent.parent
 # other freely, cycles apart), or a script. A module may import the units of the layers below its
 # own and nothing else: not upward, and not a peer in its own layer.
 LAYERS = [
-    {"tute_env", "tute_env.cards", "tute_env.streams"},
-    {"tute_env.rules", "tute_env.words"},
-    {"tute_env.deal"},
-    {"tute_env.core", "tute_env.reference"},
-    {"tute_env.observation", "tute_env.scoring", "tute_env.narrate", "tute_env.render", "tute_env.records"},
-    {"tute_env.infoset", "tute_env.table", "tute_env.tute_v0", "tute_env.solver"},
-    {"tute_env.gym_env", "tute_env.analysis"},
+    {"tute_env", "tute_env.engine", "tute_env.engine.cards"},
+    {"tute_env.engine.rules"},
+    {"tute_env.engine.deal", "tute_env.engine.state"},
+    {"tute_env.engine.kernel"},
+    {"tute_env.engine.checks"},
+    {"tute_env.engine.core", "tute_env.engine.reference"},
+    {"tute_env.engine.scoring", "tute_env.engine.observation"},
+    {"tute_env.play"},
+    {"tute_env.envs", "tute_env.search"},
     {"agents"},
     {"tute_lab", "tute_play"},
     {"train", "evaluate"},
@@ -153,8 +154,8 @@ def test_the_cycle_finder_finds_cycles():
 def test_the_graph_sees_relative_imports_and_imports_inside_functions():
     graph = import_graph()
     assert "tute_play.web.session" in graph["tute_play.web"]  # from .session import ... in __init__
-    assert "tute_env.tute_v0" in graph["tute_env.gym_env"]  # from .tute_v0 import ... (module level)
-    assert "tute_env.core" in graph["tute_env.narrate"]
+    assert "tute_env.envs.tute_v0" in graph["tute_env.envs.gym_env"]  # from .tute_v0 import ... (module level)
+    assert "tute_env.engine.core" in graph["tute_play.narrate"]
 
 
 def test_no_import_cycles():
@@ -198,8 +199,8 @@ def test_tute_env_does_not_import_torch():
 @pytest.mark.slow
 def test_tute_env_imports_neither_agents_nor_torch_when_run():
     """At run time too (a third-party module could pull torch in): the env and its views in a fresh process."""
-    code = ("import sys, tute_env, tute_env.tute_v0, tute_env.gym_env, tute_env.table, tute_env.scoring; "
-            "env = tute_env.gym_env.TuteEnv('two_player'); env.reset(seed=0); "
+    code = ("import sys, tute_env, tute_env.envs.tute_v0, tute_env.envs.gym_env, tute_env.play.seating, tute_env.engine.scoring; "
+            "env = tute_env.envs.gym_env.TuteEnv('two_player'); env.reset(seed=0); "
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('agents', 'torch', 'train', 'evaluate')); "
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)

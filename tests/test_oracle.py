@@ -8,9 +8,9 @@ import pytest
 
 from agents.pimc import playout_scores
 from bench import oracle
-from tute_env.core import Game, random_legal_actions
-from tute_env.rules import make_rules
-from tute_env.solver import Solver
+from tute_env.engine.core import Game, random_legal_actions
+from tute_env.engine.rules import make_rules
+from tute_env.search.solver import Solver
 
 
 def _late_states(game: Game, tricks_left: int, games: int, seed: int):
@@ -59,7 +59,7 @@ def test_the_oracle_plays_legally_and_a_deal_alike_in_any_chunk():
     part, _ = oracle.run("partnership", "random", 2, seed_start=first + 1, agent_seed=first, exact_from=late)
     assert len(seen.seconds) > 0  # it searched (the table checked every action's legality)
     np.testing.assert_array_equal(whole.deal_scores[1:], part.deal_scores)
-    assert oracle.evaluation.Table is oracle.Table  # the evaluation's table is restored
+    assert oracle.evaluation.Seating is oracle.Seating  # the evaluation's table is restored
 
 
 @pytest.mark.parametrize("argv, message", [

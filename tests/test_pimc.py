@@ -14,10 +14,13 @@ from hypothesis import strategies as st
 from agents import make_agent
 from agents.base import RandomAgent
 from agents.pimc import PIMCAgent, play_out
-from tute_env.cards import NUM_ACTIONS, popcount
-from tute_env.core import Game
-from tute_env.core import random_legal_actions as random_actions
-from tute_env.infoset import (
+from tute_env.engine.cards import NUM_ACTIONS, popcount
+from tute_env.engine.core import Game
+from tute_env.engine.core import random_legal_actions as random_actions
+from tute_env.engine.observation import encode_observation
+from tute_env.engine.rules import PRESETS, make_rules
+from tute_env.play.seating import Seating
+from tute_env.search.infoset import (
     DealConstraints,
     DealSampler,
     InconsistentInfoSet,
@@ -26,9 +29,6 @@ from tute_env.infoset import (
     decode_infoset,
     sample_deals,
 )
-from tute_env.observation import encode_observation
-from tute_env.rules import PRESETS, make_rules
-from tute_env.table import Table
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -219,7 +219,7 @@ def test_playout_policy_plays_legal_games(preset):
 def play_hands(game, seat_agents, state):
     """Play the lanes of ``state`` to the end at a table, ``seat_agents[seat]`` choosing for that
     seat (the table checks every action is legal)."""
-    Table(game, seat_agents, np.arange(game.rules.num_players)).advance(state)
+    Seating(game, seat_agents, np.arange(game.rules.num_players)).advance(state)
     assert state.done.all()
     return state
 

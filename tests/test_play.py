@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 from conftest import build_deal  # tests/conftest.py
 
-from tute_env.cards import EXCHANGE, action_id, card_id
-from tute_env.core import Game
-from tute_env.deal import Deal
-from tute_env.narrate import describe_action, explain_illegal, narrate
-from tute_env.rules import PRESETS, make_rules
+from tute_env.engine.cards import EXCHANGE, action_id, card_id
+from tute_env.engine.core import Game
+from tute_env.engine.deal import Deal
+from tute_env.engine.rules import PRESETS, make_rules
 from tute_play.cli import main
 from tute_play.levels import make_bots
+from tute_play.narrate import describe_action, explain_illegal, narrate
 from tute_play.terminal import Console, Quit, parse_choice, play_hand
 
 
@@ -252,9 +252,9 @@ def test_illegal_moves_explained_in_spanish():
 @pytest.fixture(scope="module")
 def reviewed_hand(tmp_path_factory):
     """A partnership record (greedy against random) whose analysis at point weight 0 has moves
-    that lost, written to a file, and that analysis (tute_env.analysis)."""
-    from tute_env.analysis import analyze_record
-    from tute_env.records import RecordWriter
+    that lost, written to a file, and that analysis (tute_env.search.analysis)."""
+    from tute_env.play.records import RecordWriter
+    from tute_env.search.analysis import analyze_record
     from tute_lab.evaluation import evaluate_pairing
 
     records = []
@@ -271,7 +271,7 @@ def reviewed_hand(tmp_path_factory):
 
 @pytest.mark.slow
 def test_replay_review_shows_each_moves_loss_and_the_best_move(reviewed_hand):
-    from tute_env.analysis import seat_losses
+    from tute_env.search.analysis import seat_losses
 
     path, record, decisions = reviewed_hand
     out = io.StringIO()
@@ -295,8 +295,8 @@ def test_replay_review_shows_each_moves_loss_and_the_best_move(reviewed_hand):
 
 @pytest.mark.slow
 def test_replay_review_in_spanish_and_its_options_checked(reviewed_hand, capsys):
-    from tute_env.analysis import Decision
-    from tute_env.records import replay
+    from tute_env.play.records import replay
+    from tute_env.search.analysis import Decision
     from tute_play.terminal import replay_step, review_line
 
     path, record, decisions = reviewed_hand

@@ -21,7 +21,7 @@ from test_train import ROOT, SMOKE, final_weights, log_rows
 
 import train
 from agents.ppo import PolicyNet, load_checkpoint
-from tute_env.rules import make_rules
+from tute_env.engine.rules import make_rules
 from tute_lab.training.selfplay import Pool
 from tute_lab.training.workers import RayWorkers
 
@@ -169,7 +169,7 @@ def test_exploit_on_ray_workers_plays_that_agent_alone(local_ray, tmp_path):
     """--exploit on two actors: every shard's pool and seats hold the exploited agent and the learner only."""
     from test_exploit import EXPLOIT
 
-    from tute_env.table import LEARNER
+    from tute_env.play.seating import LEARNER
 
     run = tmp_path / "br"
     train.main([*EXPLOIT, *RAY2, "--total-steps", "1024", "--eval-every", "0", "--run-dir", str(run)])

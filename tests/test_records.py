@@ -1,4 +1,4 @@
-"""Game records (tute_env.records, docs/records.md): written by evaluate.py, the env, the play
+"""Game records (tute_env.play.records, docs/records.md): written by evaluate.py, the env, the play
 mode and training; loaded, validated and replayed through the core."""
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from conftest import record_file_paths
 
 import evaluate
 from tute_env import tute_v0
-from tute_env.cards import action_id
-from tute_env.core import Game
-from tute_env.records import (
+from tute_env.engine.cards import action_id
+from tute_env.engine.core import Game
+from tute_env.engine.rules import PRESETS, make_rules, option_names
+from tute_env.play.records import (
     FORMAT,
     Record,
     Recorder,
@@ -29,8 +30,7 @@ from tute_env.records import (
     load_records,
     replay,
 )
-from tute_env.rules import PRESETS, make_rules, option_names
-from tute_env.table import RandomPolicy, Table
+from tute_env.play.seating import RandomPolicy, Seating
 from tute_lab import evaluation
 from tute_play.cli import main as play_main
 
@@ -66,7 +66,7 @@ def random_records(rules, lanes=8, hands=24, seed=0):
     game = Game(rules)
     state = game.random_state(seed, lanes)
     recorder = Recorder(rules)
-    table = Table(game, [RandomPolicy(seed)], np.zeros(rules.num_players, int), hooks=[recorder])
+    seating = Seating(game, [RandomPolicy(seed)], np.zeros(rules.num_players, int), hooks=[recorder])
     ended = []
 
     def on_done(done):
@@ -74,7 +74,7 @@ def random_records(rules, lanes=8, hands=24, seed=0):
         ended.extend(done.tolist())
         return done if len(ended) < hands else done[:0]
 
-    table.advance(state, on_done, np.random.default_rng(seed + 1))
+    seating.advance(state, on_done, np.random.default_rng(seed + 1))
     return recorder.records
 
 
@@ -87,7 +87,7 @@ def test_redealt_lanes_record_each_hand_with_its_own_deal():
     state = game.random_state(5, 2)
     first_deals = [deal_at_start(rules, state, lane) for lane in range(2)]
     recorder = Recorder(rules)
-    table = Table(game, [RandomPolicy(1)], [0, 0], hooks=[recorder])
+    seating = Seating(game, [RandomPolicy(1)], [0, 0], hooks=[recorder])
     second_deals = {}
 
     def on_done(done):
@@ -98,8 +98,8 @@ def test_redealt_lanes_record_each_hand_with_its_own_deal():
             second_deals[lane] = deal_at_start(rules, state, lane)
         return []  # dealt here, so the test knows the second deals
 
-    table.advance(state, on_done)
-    table.advance(state, on_done)
+    seating.advance(state, on_done)
+    seating.advance(state, on_done)
     records = recorder.records
     assert len(records) == 4
     by_deal = [r.deal for r in records]
@@ -126,16 +126,16 @@ def test_a_hand_joined_in_the_middle_is_not_recorded_and_an_unreported_one_is_dr
     game = Game(rules)
     state = game.random_state(1, 1)
     policy = RandomPolicy(2)
-    bare = Table(game, [policy], [0, 0, 0, 0])
+    bare = Seating(game, [policy], [0, 0, 0, 0])
     bare.step(state, bare.actions(state, ~state.done))  # one action before the recorder joins
     recorder = Recorder(rules)
-    Table(game, [policy], [0, 0, 0, 0], hooks=[recorder]).advance(state)
+    Seating(game, [policy], [0, 0, 0, 0], hooks=[recorder]).advance(state)
     assert recorder.end(state) == []
     state = game.random_state(2, 1)
-    Table(game, [policy], [0, 0, 0, 0], hooks=[recorder]).advance(state)
+    Seating(game, [policy], [0, 0, 0, 0], hooks=[recorder]).advance(state)
     game.reset_done(state, np.random.default_rng(0))  # the finished hand is never reported
     second = deal_at_start(rules, state, 0)
-    Table(game, [policy], [0, 0, 0, 0], hooks=[recorder]).advance(state)
+    Seating(game, [policy], [0, 0, 0, 0], hooks=[recorder]).advance(state)
     (record,) = recorder.end(state)
     assert record.deal == second and record.result["points"] == state.totals[0].tolist()
     replays_exactly(record)
@@ -314,7 +314,7 @@ def test_terminal_replay_steps_forward_and_back_and_shows_everything(tmp_path):
     states = replay(record)
     first = views[0]
     for seat in range(4):  # every hand face up at the deal
-        from tute_env.render import hand_label
+        from tute_env.envs.render import hand_label
 
         assert hand_label(int(states[0].hands[0, seat]), symbols=False) in first
     assert views[1] == views[3]  # back to the same view
@@ -453,7 +453,7 @@ def test_forget_drops_the_hands_being_recorded():
     game = Game(rules)
     state = game.random_state(3, 3)
     recorder = Recorder(rules)
-    Table(game, [RandomPolicy(0)], [0, 0], hooks=[recorder]).advance(state)
+    Seating(game, [RandomPolicy(0)], [0, 0], hooks=[recorder]).advance(state)
     recorder.forget(np.array([0, 2]))
     assert [r.deal for r in recorder.end(state)] == [deal_at_start(rules, game.random_state(3, 3), 1)]
     recorder.forget()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tute_env import rules as rules_module
-from tute_env.rules import PRESETS, Rules
+from tute_env.engine import rules as rules_module
+from tute_env.engine.rules import PRESETS, Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 from conftest import build_deal, hand, legal, play, play_out
 
-from tute_env.cards import CARD_POINTS, DECLARE, FOLLOW, LEAD, PASS, card_id
-from tute_env.deal import Deal, random_deals
-from tute_env.rules import PRESETS, make_rules
+from tute_env.engine.cards import CARD_POINTS, DECLARE, FOLLOW, LEAD, PASS, card_id
+from tute_env.engine.deal import Deal, random_deals
+from tute_env.engine.rules import PRESETS, make_rules
 
 PARTNERSHIP = make_rules("partnership")
 MANITA = make_rules("manita")

@@ -13,12 +13,12 @@ from agents import make_agent
 from agents.base import shipped_presets
 from agents.pimc import row_sampler
 from agents.search import SearchAgent
-from tute_env.core import Game
-from tute_env.core import random_legal_actions as random_actions
-from tute_env.infoset import build_states, decode_infoset
-from tute_env.observation import encode_observation
-from tute_env.rules import PRESETS, make_rules
-from tute_env.table import Table
+from tute_env.engine.core import Game
+from tute_env.engine.core import random_legal_actions as random_actions
+from tute_env.engine.observation import encode_observation
+from tute_env.engine.rules import PRESETS, make_rules
+from tute_env.play.seating import Seating
+from tute_env.search.infoset import build_states, decode_infoset
 
 SHIPPED = shipped_presets()
 
@@ -53,7 +53,7 @@ def test_legal_on_shipped_presets(preset):
     bots = [small(rules, seed=1), make_agent("heuristic", rules)]
     seats = np.arange(rules.num_players) % 2
     state = game.random_state(np.random.default_rng(4), 3)
-    Table(game, bots, seats).advance(state)
+    Seating(game, bots, seats).advance(state)
     assert state.done.all()
 
 
@@ -75,7 +75,7 @@ def test_legal_with_rule_options(preset, options):
     game = Game(rules)
     agent = small(rules, seed=2, net=net)
     state = game.random_state(np.random.default_rng(5), 4)
-    Table(game, [agent], np.zeros(rules.num_players, int)).advance(state)
+    Seating(game, [agent], np.zeros(rules.num_players, int)).advance(state)
     assert state.done.all()
 
 

@@ -1,7 +1,7 @@
-"""tute_env.solver (issue 30): exact double-dummy values, checked against exhaustive minimax.
+"""tute_env.search.solver (issue 30): exact double-dummy values, checked against exhaustive minimax.
 
 The reference is bench.oracle.exact_values: every legal action of every seat expanded on the
-batched core, no pruning, the finished hands scored by tute_env.scoring.hand_rewards. The solver
+batched core, no pruning, the finished hands scored by tute_env.engine.scoring.hand_rewards. The solver
 must give the same floats, bit for bit, on random late positions of every preset and of mixes of
 the rule options (the stock games with small hands, so that draws (R4, R6), the exchange (R7)
 and cantes (R8) happen within a few tricks of the end), and on card-string scenarios of the rules
@@ -15,11 +15,11 @@ import pytest
 from conftest import CoreGame, build_deal, hand, play
 
 from bench.oracle import exact_values
-from tute_env.cards import NUM_ACTIONS, SING_BASE, TUTE
-from tute_env.core import Game, random_legal_actions
-from tute_env.rules import make_rules
-from tute_env.scoring import hand_rewards
-from tute_env.solver import Solver, SolverBudgetExceeded, _reward
+from tute_env.engine.cards import NUM_ACTIONS, SING_BASE, TUTE
+from tute_env.engine.core import Game, random_legal_actions
+from tute_env.engine.rules import make_rules
+from tute_env.engine.scoring import hand_rewards
+from tute_env.search.solver import Solver, SolverBudgetExceeded, _reward
 
 # (preset, overrides, point weight, tricks left): every preset, and the options each rule
 # clause reads, mixed. Stock games with small hands draw within the last tricks.
@@ -102,7 +102,7 @@ def test_action_values_are_exhaustive_minimax_on_many_late_positions(preset, ove
 
 
 def test_rewards_are_scorings_hand_rewards():
-    """The compiled reward of a finished hand is tute_env.scoring.hand_rewards("win"), float for
+    """The compiled reward of a finished hand is tute_env.engine.scoring.hand_rewards("win"), float for
     float, for every number of sides and point weights of either sign."""
     rng = np.random.default_rng(3)
     for preset in ("partnership", "two_player", "three_player"):
@@ -333,7 +333,7 @@ def test_whole_partnership_deals_are_consistent_to_the_end(seed):
 
 
 def _relative_key(game: Game, s) -> np.ndarray:
-    from tute_env.solver import _key
+    from tute_env.search.solver import _key
 
     out = np.zeros(5, np.uint64)
     _key(game._config, s.arrays(), 0, out, np.zeros(40, np.int64), np.zeros(40, np.int64))
@@ -344,7 +344,7 @@ def _swapped_for_a_gone_card(game: Game, s, suit: int):
     """A copy of one-lane ``s`` where a held pointless card of ``suit`` is swapped for the
     pointless card just above it that is out of play (no card in play between them), or None.
     (Not the turned card: its name is part of the position.)"""
-    from tute_env.solver import _SUIT_ORDER, _in_play
+    from tute_env.search.solver import _SUIT_ORDER, _in_play
 
     live = int(np.uint64(_in_play(s.arrays(), 0)))
     order = [int(c) for c in _SUIT_ORDER[suit, 5:]]  # 7 6 5 4 2

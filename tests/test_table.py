@@ -1,4 +1,4 @@
-"""The table layer (tute_env.table) and the layers around it: one way to run seats, one scoring
+"""The table layer (tute_env.play.seating) and the layers around it: one way to run seats, one scoring
 module, and tute_env standing on its own."""
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from conftest import python_files
 
 from agents import make_agent
 from agents.ppo import PolicyNet, PolicyStack, PPOAgent
-from conftest import python_files
-from tute_env.core import Game
-from tute_env.observation import encode_observation
-from tute_env.rules import PRESETS, make_rules
-from tute_env.scoring import MAX_HAND_POINTS, Scoring
-from tute_env.table import LEARNER, RandomPolicy, Table
+from tute_env.engine.core import Game
+from tute_env.engine.observation import encode_observation
+from tute_env.engine.rules import PRESETS, make_rules
+from tute_env.engine.scoring import MAX_HAND_POINTS, Scoring
+from tute_env.play.seating import LEARNER, RandomPolicy, Seating
 
 ROOT = Path(__file__).resolve().parent.parent
 PRESET_NAMES = sorted(PRESETS)
@@ -46,7 +46,7 @@ def test_hooks_see_every_action_and_replay_the_games(preset):
     recorder = Recorder()
     bots = [make_agent("greedy", rules), RandomPolicy(3)]
     seats = np.random.default_rng(2).integers(0, 2, size=(24, rules.num_players))
-    decisions = Table(game, bots, seats, hooks=[recorder]).advance(state)
+    decisions = Seating(game, bots, seats, hooks=[recorder]).advance(state)
     assert state.done.all() and decisions == len(recorder.log)
     replay = start.copy()
     for lane, seat, action in recorder.log:  # the hook's record alone plays every game again
@@ -63,16 +63,16 @@ def test_learner_seats_stop_the_table_and_their_actions_are_hooked():
     game = Game(rules)
     state = game.random_state(np.random.default_rng(0), 16)
     recorder = Recorder()
-    table = Table(game, [make_agent("heuristic", rules)], [LEARNER, 0, 0, 0], hooks=[recorder])
+    seating = Seating(game, [make_agent("heuristic", rules)], [LEARNER, 0, 0, 0], hooks=[recorder])
     learner = RandomPolicy(7)
     while True:
-        table.advance(state)
-        assert (table.learner_to_act(state) | state.done).all()
+        seating.advance(state)
+        assert (seating.learner_to_act(state) | state.done).all()
         assert (state.current[~state.done] == 0).all()
         if state.done.all():
             break
         mask = game.legal_action_mask(state)
-        table.step(state, learner.act_batch(None, mask))
+        seating.step(state, learner.act_batch(None, mask))
     seats = {seat for _, seat, _ in recorder.log}
     assert seats == {0, 1, 2, 3}  # the learner's own actions went through the hooks too
 
@@ -90,7 +90,7 @@ def test_policies_are_grouped_and_called_once_per_round():
     state = game.random_state(np.random.default_rng(0), 50)
     seats = np.zeros((50, 2), np.int64)
     seats[25:] = 1
-    Table(game, [Counting(0), Counting(1)], seats).advance(state)
+    Seating(game, [Counting(0), Counting(1)], seats).advance(state)
     assert state.done.all() and max(calls) == 25
 
 
@@ -104,7 +104,7 @@ def test_finished_games_are_reported_in_the_round_they_end_and_dealt_anew():
     def hook(s, lanes, actions):
         done_before_step.append(s.done.copy())
 
-    table = Table(game, [RandomPolicy(1)], [0, 0, 0], hooks=[hook])
+    seating = Seating(game, [RandomPolicy(1)], [0, 0, 0], hooks=[hook])
     reports, dealt = [], set()
 
     def on_done(lanes):
@@ -115,13 +115,13 @@ def test_finished_games_are_reported_in_the_round_they_end_and_dealt_anew():
         dealt.update(redeal)
         return np.array(redeal, np.intp)
 
-    table.advance(state, on_done, np.random.default_rng(5))
+    seating.advance(state, on_done, np.random.default_rng(5))
     assert sorted(reports) == sorted([*range(8), 0, 2, 4, 6])  # each hand reported once, the second ones played on
     assert state.done.all()
     assert (state.dealer[0::2] == (dealers[0::2] + 1) % 3).all()  # the next seat dealt (R2)
     assert (state.dealer[1::2] == dealers[1::2]).all()
     with pytest.raises(ValueError, match="rng"):
-        Table(game, [RandomPolicy(1)], [0, 0, 0]).advance(game.random_state(0, 2), lambda lanes: None)
+        Seating(game, [RandomPolicy(1)], [0, 0, 0]).advance(game.random_state(0, 2), lambda lanes: None)
 
 
 def test_illegal_policy_actions_and_bad_seats_are_named():
@@ -138,12 +138,12 @@ def test_illegal_policy_actions_and_bad_seats_are_named():
     state = game.random_state(np.random.default_rng(0), 4)
     before = state.copy()
     with pytest.raises(ValueError, match="bad-bot at seat .* illegal action"):
-        Table(game, [Bad()], [0, 0]).advance(state)
+        Seating(game, [Bad()], [0, 0]).advance(state)
     np.testing.assert_array_equal(state.hands, before.hands)  # nothing applied
     with pytest.raises(ValueError, match="seats"):
-        Table(game, [Bad()], [0, 0, 0])
+        Seating(game, [Bad()], [0, 0, 0])
     with pytest.raises(ValueError, match="policy indices"):
-        Table(game, [Bad()], [0, 1])
+        Seating(game, [Bad()], [0, 1])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -164,7 +164,7 @@ def _play(rules, agents, seed, streams=None, autocast=False):
     seats = np.random.default_rng(seed + 1).integers(0, len(agents), size=(40, rules.num_players))
     recorder = Recorder()
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
-        Table(game, agents, seats, hooks=[recorder], streams=streams).advance(state)
+        Seating(game, agents, seats, hooks=[recorder], streams=streams).advance(state)
     return recorder.log
 
 
@@ -234,7 +234,7 @@ def test_a_stack_needs_one_architecture_and_names_an_illegal_choice():
     state = game.random_state(np.random.default_rng(0), 4)
     before = state.copy()
     with pytest.raises(ValueError, match="contrary-net at seat .* illegal action"):
-        Table(game, agents, [0, 1]).advance(state)
+        Seating(game, agents, [0, 1]).advance(state)
     np.testing.assert_array_equal(state.hands, before.hands)
 
 
@@ -284,7 +284,7 @@ def test_training_reward_equals_the_env_reward_for_the_same_hands(preset):
 
 
 def _concat(a, b):
-    from tute_env.core import State
+    from tute_env.engine.core import State
 
     return State(**{k: np.concatenate([getattr(a, k), getattr(b, k)]) for k in a.__dataclass_fields__})
 
@@ -295,7 +295,7 @@ def _concat(a, b):
 def test_only_the_table_agents_and_tests_call_act_batch():
     calls = []
     for rel, tree in python_files():
-        if rel.parts[0] in ("agents", "tests") or rel == Path("tute_env/table.py"):
+        if rel.parts[0] in ("agents", "tests") or rel == Path("tute_env/play/seating.py"):
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "act_batch":

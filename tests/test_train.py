@@ -16,10 +16,10 @@ import torch
 import train
 from agents import make_agent
 from agents.ppo import PolicyNet, export, load_checkpoint, sample
-from tute_env.core import Game
-from tute_env.observation import encode_observation
-from tute_env.rules import make_rules
-from tute_env.table import Table
+from tute_env.engine.core import Game
+from tute_env.engine.observation import encode_observation
+from tute_env.engine.rules import make_rules
+from tute_env.play.seating import Seating
 from tute_lab.training.runs import widen_checkpoint
 from tute_lab.training.selfplay import Pool
 
@@ -182,8 +182,8 @@ def test_the_pools_snapshots_play_as_one_stack_kept_up_to_date():
     state = game.random_state(np.random.default_rng(0), 64)
     for k in range(2, 5):
         torch.testing.assert_close(stack.layers[torch.float32][0][0][k - 2], copy.agents[k].net.policy_body[0].weight.T)
-    table = Table(game, copy.agents, np.random.default_rng(1).integers(0, 5, size=(64, 2)))
-    assert table.advance(state) > 64 * 20 and state.done.all()
+    seating = Seating(game, copy.agents, np.random.default_rng(1).integers(0, 5, size=(64, 2)))
+    assert seating.advance(state) > 64 * 20 and state.done.all()
 
 
 @pytest.mark.slow

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tute_env.records import Record, parse_records, replay
-from tute_env.rules import PRESETS
+from tute_env.engine.rules import PRESETS
+from tute_env.play.records import Record, parse_records, replay
 from tute_play.web.session import WebGame
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -743,7 +743,7 @@ def _finish_hand(game):
 
 
 def test_web_records_list_hands_in_card_id_order():
-    from tute_env.cards import card_id
+    from tute_env.engine.cards import card_id
 
     for preset in ("two_player", "partnership"):
         game = WebGame(preset, "easy", 0, seed=4)
@@ -756,7 +756,7 @@ def test_web_records_list_hands_in_card_id_order():
 
 
 def test_games_credited_say_why():
-    from tute_env.narrate import hand_summary
+    from tute_play.narrate import hand_summary
 
     for seed in range(40):
         game = WebGame("partnership", "easy", 0, seed=seed)
@@ -773,7 +773,7 @@ def test_games_credited_say_why():
 
 
 def test_sides_are_named_as_everywhere_else():
-    from tute_env.narrate import match_over_text
+    from tute_play.narrate import match_over_text
 
     two, four = PRESETS["two_player"], PRESETS["partnership"]
     assert match_over_text(two, 1, 0) == "player_1 wins the match."
@@ -825,9 +825,9 @@ def test_spanish_narration_and_prompt(client):
 
 
 def test_spanish_words_as_players_say_them():
-    from tute_env.cards import SING_BASE, card_id
-    from tute_env.narrate import describe_action, narrate
-    from tute_env.words import card_name
+    from tute_env.engine.cards import SING_BASE, card_id
+    from tute_play.narrate import describe_action, narrate
+    from tute_play.words import card_name
 
     assert card_name("es", card_id("Ao")) == "el as de oros"
     assert card_name("es", card_id("Sb")) == "la sota de bastos"
@@ -858,7 +858,7 @@ def test_a_match_has_a_scoreboard_and_a_recap():
     assert max(m["score"]) >= m["target"]
     scores = [h["score"] for h in m["hands"]]
     assert all(sum(b) > sum(a) for a, b in itertools.pairwise(scores))  # every hand credits games
-    assert game.table is None  # the bots went with the match
+    assert game.seating is None  # the bots went with the match
     with pytest.raises(Exception, match="the match is over"):
         game.next_hand()
 
@@ -938,7 +938,7 @@ def exact_reviews(monkeypatch):
 
 @pytest.mark.slow
 def test_review_of_a_finished_hand_is_analyze_records_and_cached(exact_reviews):
-    from tute_env.analysis import analyze_record
+    from tute_env.search.analysis import analyze_record
 
     client, app = exact_reviews
     view = new_game(client, preset="partnership", seed=4)

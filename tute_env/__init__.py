@@ -1,8 +1,22 @@
 """tute_env: Tute, the Spanish trick-taking card game, for reinforcement learning.
 
-``from tute_env import tute_v0`` gives the PettingZoo environment (``tute_v0.env()``);
-``tute_env.gym_env`` the Gymnasium views. Both are imported on first use, so that
-``import tute_env.core`` needs neither PettingZoo nor Gymnasium.
+The public API, importable from here::
+
+    from tute_env import tute_v0                 # the PettingZoo environment: tute_v0.env()
+    from tute_env import TuteEnv, TuteVectorEnv  # the Gymnasium views
+    from tute_env import make_rules, PRESETS, Rules, Game, State, Deal
+    from tute_env import Seating, RandomPolicy, LEARNER
+    from tute_env import Solver
+    from tute_env import Record, load_records, RecordWriter, replay
+
+Each name is imported on first use, so ``import tute_env.engine.core`` needs neither PettingZoo
+nor Gymnasium. The package's layers, bottom up (docs/architecture.md):
+
+* :mod:`tute_env.engine`: cards, rules, deals, the state, the compiled rules and the batched core,
+  scoring, observations, and the plain reference engine that checks the core in the tests;
+* :mod:`tute_env.play`: the seating layer (policies in their seats), keyed streams, game records;
+* :mod:`tute_env.envs` (PettingZoo, Gymnasium, rendering) and :mod:`tute_env.search`
+  (information sets, the double-dummy solver, the analysis of recorded hands).
 """
 
 import importlib
@@ -10,13 +24,40 @@ import os
 import stat
 import tempfile
 
-_LAZY_SUBMODULES = ("tute_v0", "gym_env")
+#: Public name -> the module that defines it (a module itself where the value is None).
+_API = {
+    "tute_v0": ("tute_env.envs.tute_v0", None),
+    "TuteEnv": ("tute_env.envs.gym_env", "TuteEnv"),
+    "TuteVectorEnv": ("tute_env.envs.gym_env", "TuteVectorEnv"),
+    "make_rules": ("tute_env.engine.rules", "make_rules"),
+    "PRESETS": ("tute_env.engine.rules", "PRESETS"),
+    "Rules": ("tute_env.engine.rules", "Rules"),
+    "Deal": ("tute_env.engine.deal", "Deal"),
+    "State": ("tute_env.engine.state", "State"),
+    "Game": ("tute_env.engine.core", "Game"),
+    "Seating": ("tute_env.play.seating", "Seating"),
+    "RandomPolicy": ("tute_env.play.seating", "RandomPolicy"),
+    "LEARNER": ("tute_env.play.seating", "LEARNER"),
+    "Record": ("tute_env.play.records", "Record"),
+    "load_records": ("tute_env.play.records", "load_records"),
+    "RecordWriter": ("tute_env.play.records", "RecordWriter"),
+    "replay": ("tute_env.play.records", "replay"),
+    "Solver": ("tute_env.search.solver", "Solver"),
+}
+__all__ = sorted(_API)
 
 
 def __getattr__(name):
-    if name in _LAZY_SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in _API:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module_name, attribute = _API[name]
+    module = importlib.import_module(module_name)
+    return module if attribute is None else getattr(module, attribute)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_API))
+
 
 
 def _numba_cache_fallback() -> None:

@@ -23,10 +23,10 @@ Method
   ``mean +- 1.96 * sd / sqrt(D)`` over the D deal scores (the deal is the independent unit).
 * Also reported: mean point difference per hand (mean hand total of A's sides minus that of B's,
   with its CI), games credited per hand to each (R9), hands played, and speed.
-* **One batch.** All games of a deal set (deals x seatings) run as one batch on the core, seated at one ``tute_env.table.Table``;
+* **One batch.** All games of a deal set (deals x seatings) run as one batch on the core, seated at one ``tute_env.play.seating.Seating``;
   each agent's ``act_batch`` is called on the lanes where one of its seats is to act.
 * **Random streams.** Lane ``d * S + s`` plays with the stream ``mix(deal seed, s)``
-  (:mod:`tute_env.streams`): every random choice an agent makes there comes from (its seed, the
+  (:mod:`tute_env.play.streams`): every random choice an agent makes there comes from (its seed, the
   deal, the seating, the decision's index in the game), so results do not depend on the batch size.
 * **Distributed** (``--ray local|auto|ADDRESS --num-workers N``, :func:`play_distributed`): the deal
   set is split into N contiguous ranges, each a Ray task making its agents from their specs and
@@ -54,12 +54,12 @@ from pathlib import Path
 import numpy as np
 
 from agents import Agent, make_agent
-from tute_env.core import Game, State
-from tute_env.deal import Deals, seeded_deals
-from tute_env.records import Record, Recorder, RecordWriter
-from tute_env.rules import Rules, make_rules
-from tute_env.streams import mix
-from tute_env.table import ActionHook, Table
+from tute_env.engine.core import Game, State
+from tute_env.engine.deal import Deals, seeded_deals
+from tute_env.engine.rules import Rules, make_rules
+from tute_env.play.records import Record, Recorder, RecordWriter
+from tute_env.play.seating import ActionHook, Seating
+from tute_env.play.streams import mix
 
 #: Training draws its deals from seeds below this; evaluation defaults to seeds from here on.
 TRAINING_SEED_LIMIT = 10**9
@@ -69,7 +69,7 @@ HELD_OUT_SEED_START = TRAINING_SEED_LIMIT
 DEFAULT_BATCH_DEALS = 4096
 Z95 = 1.959963984540054
 #: Where an evaluation's game records go: a path (a new JSON Lines file), or a callable taking each
-#: :class:`~tute_env.records.Record` (a ``RecordWriter``), or None (no records).
+#: :class:`~tute_env.play.records.Record` (a ``RecordWriter``), or None (no records).
 RecordSink = str | Path | Callable[[Record], object] | None
 
 
@@ -77,7 +77,7 @@ RecordSink = str | Path | Callable[[Record], object] | None
 # Deals and seatings
 # ----------------------------------------------------------------------------------------------
 def deal_set(rules: Rules, num_deals: int, seed_start: int = HELD_OUT_SEED_START) -> Deals:
-    """Deals ``seed_start .. seed_start + num_deals - 1`` (:func:`tute_env.deal.seeded_deals`)."""
+    """Deals ``seed_start .. seed_start + num_deals - 1`` (:func:`tute_env.engine.deal.seeded_deals`)."""
     return seeded_deals(rules, seed_start, num_deals)
 
 
@@ -249,10 +249,10 @@ def play_deals(
     deal_ids=None,
 ) -> State:
     """Play every deal once per row of ``seat_agents`` ((S, n) index into ``agents`` per seat),
-    all as one batch at one :class:`~tute_env.table.Table`; returns the finished states, lane
+    all as one batch at one :class:`~tute_env.play.seating.Seating`; returns the finished states, lane
     ``d * S + s`` for deal d and seating s. ``hooks`` see every action. ``deal_ids``: (D,) ints
     naming the deals (their seeds): lane ``d * S + s`` then plays with the random stream
-    ``mix(deal_ids[d], s)`` (:mod:`tute_env.streams`), so agents that take keys make the same
+    ``mix(deal_ids[d], s)`` (:mod:`tute_env.play.streams`), so agents that take keys make the same
     random choices on a deal whatever the batch; None: no streams."""
     game = Game(rules)
     seat_agents = np.asarray(seat_agents)
@@ -263,7 +263,7 @@ def play_deals(
     lane_streams = None
     if deal_ids is not None:
         lane_streams = mix(np.repeat(np.asarray(deal_ids, dtype=np.int64), s_count), np.tile(np.arange(s_count), len(deals)))
-    Table(game, agents, np.tile(seat_agents, (len(deals), 1)), [*hooks, *([bar] if bar else [])],
+    Seating(game, agents, np.tile(seat_agents, (len(deals), 1)), [*hooks, *([bar] if bar else [])],
           streams=lane_streams).advance(state)
     if bar is not None:
         bar.finish(state)
@@ -373,7 +373,7 @@ def play_distributed(rules: Rules, lineup: Lineup, deals: DealRange, workers: in
     """:func:`play_range` split into ``workers`` contiguous ranges of the deal set, each a Ray
     task (one CPU) on the Ray instance this process is connected to (``ray.init`` first, e.g.
     :func:`tute_lab.ray_cluster.connect_ray`), merged in deal order: equal to the local numbers,
-    since every agent's draws on a deal come from its seed and the deal (:mod:`tute_env.streams`).
+    since every agent's draws on a deal come from its seed and the deal (:mod:`tute_env.play.streams`).
     The tasks make their agents from ``lineup.sources``."""
     import ray
 
@@ -447,7 +447,7 @@ def evaluate_pairing(
 
     ``rules``: a :class:`Rules` or a preset name. Agents: objects or spec strings (made with
     seeds derived from ``agent_seed``, default ``seed_start``). ``record``: a path or a callable
-    receiving every hand's :class:`~tute_env.records.Record` (docs/records.md). ``workers``: run
+    receiving every hand's :class:`~tute_env.play.records.Record` (docs/records.md). ``workers``: run
     the deal set as that many Ray tasks (see :func:`play_distributed`); the result is the local one."""
     rules = make_rules(rules)
     seed = seed_start if agent_seed is None else agent_seed

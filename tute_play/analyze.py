@@ -6,8 +6,8 @@
 
 Reads ``tute-record/1`` files (``evaluate.py --record``, the play modes' history, the web table's
 downloads, the env's records; docs/records.md). For every decision: each legal action's exact
-value with all cards known (:mod:`tute_env.solver`) and the loss of the action played (best minus
-played, >= 0; :mod:`tute_env.analysis`). The report gives each seat's total loss and the costliest
+value with all cards known (:mod:`tute_env.search.solver`) and the loss of the action played (best minus
+played, >= 0; :mod:`tute_env.search.analysis`). The report gives each seat's total loss and the costliest
 decisions. ``--json OUT`` writes ``{"hands": [{"decisions": [{"ply", "seat", "action", "values",
 "loss", "best"}, ...], ...}, ...]}`` with actions as action strings (``"Ao"``, ``"sing-c"``,
 ``"pass"``). A decision the solver cannot finish within ``--max-seconds`` is reported as not
@@ -23,11 +23,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tute_env.analysis import Decision, analyze_record, costliest, seat_losses
-from tute_env.records import Record, RecordError, load_records
-from tute_env.solver import Solver
+from tute_env.play.records import Record, RecordError, load_records
+from tute_env.search.analysis import Decision, analyze_record, costliest, seat_losses
+from tute_env.search.solver import Solver
 
-#: The point weight of a value: the one the project's agents are trained with (tute_env.scoring).
+#: The point weight of a value: the one the project's agents are trained with (tute_env.engine.scoring).
 DEFAULT_POINT_WEIGHT = 0.177
 
 

@@ -25,7 +25,7 @@ hand (``--hand N``: the file's N-th record, from 1; by default its last) with ev
     tute-play --replay ~/.local/share/tute_env/history.jsonl
 
 ``--review`` (with ``--replay``) analyses the hand first with every card known (the figures of
-``tute-analyze``, :mod:`tute_env.analysis`; a short line says how long it took) and then each
+``tute-analyze``, :mod:`tute_env.search.analysis`; a short line says how long it took) and then each
 step shows the double-dummy loss of the move just played and the best move when the loss is
 above zero ("review: loss 2.014; best 6b"), the last step each seat's total loss; a decision the
 solver cannot finish within ``--max-seconds`` (default 10) is shown as not solved. In a
@@ -39,8 +39,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agents.base import shipped_presets
-from tute_env.records import RecordWriter
-from tute_env.rules import PRESETS, make_rules, parse_overrides
+from tute_env.engine.rules import PRESETS, make_rules, parse_overrides
+from tute_env.play.records import RecordWriter
 
 from .analyze import DEFAULT_POINT_WEIGHT
 from .levels import LEVEL_HELP, LEVELS, MOVES_HELP, NETWORK_LEVELS, make_bots, seat_specs

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 from agents import make_agent
-from tute_env.rules import Rules
+from tute_env.engine.rules import Rules
 
 LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "pimc", "trained": "ppo", "expert": "search"}
 #: Levels played by a shipped network: offered only for the presets that have one.

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tute_env.cards import (
+from tute_env.engine.cards import (
     CARD_STRENGTH,
     DECLARE,
     FOLLOW,
@@ -34,15 +34,15 @@ from tute_env.cards import (
     cards_of,
     cards_str,
 )
-from tute_env.core import Game, State
-from tute_env.deal import random_deals
-from tute_env.narrate import describe_action, explain_illegal, hand_summary, match_over_text, narrate, side_label
-from tute_env.records import Record, Recorder, RecordError, RecordWriter, load_records, replay
-from tute_env.render import render_text
-from tute_env.rules import Rules
-from tute_env.scoring import Scoring
-from tute_env.table import LEARNER, Table
-from tute_env.words import who, word
+from tute_env.engine.core import Game, State
+from tute_env.engine.deal import random_deals
+from tute_env.engine.rules import Rules
+from tute_env.engine.scoring import Scoring
+from tute_env.envs.render import render_text
+from tute_env.play.records import Record, Recorder, RecordError, RecordWriter, load_records, replay
+from tute_env.play.seating import LEARNER, Seating
+from tute_play.narrate import describe_action, explain_illegal, hand_summary, match_over_text, narrate, side_label
+from tute_play.words import who, word
 
 
 class Quit(Exception):
@@ -198,12 +198,12 @@ def play_hand(rules: Rules, state: State, human: int, bots: dict, io: Console, s
     policies = [bots[seat] for seat in sorted(bots)]
     seats = [LEARNER if seat == human else sorted(bots).index(seat) for seat in range(rules.num_players)]
     narrator = Narrator(rules, human, io, lang)
-    table = Table(game, policies, seats, hooks=[narrator, *hooks])
-    table.advance(state)
+    seating = Seating(game, policies, seats, hooks=[narrator, *hooks])
+    seating.advance(state)
     while not state.done[0]:
         narrator.catch_up(state)
-        table.step(state, np.array([human_turn(rules, game, state, human, io, symbols, narrator.history, lang)]))
-        table.advance(state)
+        seating.step(state, np.array([human_turn(rules, game, state, human, io, symbols, narrator.history, lang)]))
+        seating.advance(state)
     narrator.catch_up(state)
     return state
 
@@ -284,7 +284,7 @@ def replay_step(record: Record, states: Sequence[State], k: int, symbols: bool =
     """The replay's view after ``k`` actions: what the k-th action did (and the trick it ended),
     then the table with every hand face up, the cantes and the scores as they were.
 
-    ``review``: the hand's :func:`tute_env.analysis.analyze_record` decisions; each step then
+    ``review``: the hand's :func:`tute_env.search.analysis.analyze_record` decisions; each step then
     says the double-dummy loss of the action just played and the best move (loss above zero),
     and the last step each seat's total loss (``lang``: the words of these lines)."""
     rules, total = record.rules, len(record.actions)
@@ -324,8 +324,8 @@ def review_line(decision, lang: str = "en") -> str:
 
 
 def review_totals(record: Record, review: Sequence, lang: str = "en") -> str:
-    """Each seat's total loss over its solved decisions (:func:`tute_env.analysis.seat_losses`)."""
-    from tute_env.analysis import seat_losses
+    """Each seat's total loss over its solved decisions (:func:`tute_env.search.analysis.seat_losses`)."""
+    from tute_env.search.analysis import seat_losses
 
     totals = seat_losses(review, record.rules.num_players)
     return word(lang, "r_totals", totals=", ".join(f"player_{x} ({record.players[x]}) {t:.3f}"
@@ -333,11 +333,11 @@ def review_totals(record: Record, review: Sequence, lang: str = "en") -> str:
 
 
 def review_hand(record: Record, io: Console, point_weight: float, max_seconds: float, lang: str = "en") -> list:
-    """The hand's double-dummy analysis (:func:`tute_env.analysis.analyze_record`), with a line
+    """The hand's double-dummy analysis (:func:`tute_env.search.analysis.analyze_record`), with a line
     before (what it does) and after (how long it took)."""
     import time
 
-    from tute_env.analysis import analyze_record
+    from tute_env.search.analysis import analyze_record
 
     n = len(record.actions)
     io.say(word(lang, "r_start", n=n, weight=point_weight, seconds=max_seconds))

@@ -13,7 +13,7 @@ import torch
 import yaml
 
 from agents.ppo import FORMAT, PolicyNet, PPOAgent, atomic_save, load_checkpoint, widen
-from tute_env.records import RecordWriter
+from tute_env.play.records import RecordWriter
 
 from .selfplay import Pool
 from .settings import Args, args_dict, fixed_settings

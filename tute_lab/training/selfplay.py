@@ -2,7 +2,7 @@
 
 :class:`Pool`: rule-based bots and frozen snapshots of the learner, with the learner's running
 score against each, from which opponents are drawn by prioritised fictitious self-play.
-:class:`SelfPlayGames`: ``num_envs`` games on the core at one :class:`~tute_env.table.Table`
+:class:`SelfPlayGames`: ``num_envs`` games on the core at one :class:`~tute_env.play.seating.Seating`
 whose LEARNER seats are the learner's; from its side each game is a single-agent episode.
 """
 
@@ -13,10 +13,10 @@ import torch
 
 from agents import make_agent
 from agents.ppo import PolicyNet, PolicyStack, PPOAgent
-from tute_env.cards import U64
-from tute_env.core import Game, State
-from tute_env.scoring import hand_rewards
-from tute_env.table import LEARNER, Table
+from tute_env.engine.cards import U64
+from tute_env.engine.core import Game, State
+from tute_env.engine.scoring import hand_rewards
+from tute_env.play.seating import LEARNER, Seating
 
 
 class Pool:
@@ -100,13 +100,13 @@ def frozen_net(rules, hidden, central_critic, device) -> PolicyNet:
 
 
 class SelfPlayGames:
-    """``num_envs`` games on the core at one :class:`~tute_env.table.Table`: the learner's seats
+    """``num_envs`` games on the core at one :class:`~tute_env.play.seating.Seating`: the learner's seats
     are the table's LEARNER seats, every other seat a pool entry."""
 
     def __init__(self, rules, num_envs, rng, pool, args):
         self.rules, self.game, self.rng, self.pool, self.args = rules, Game(rules), rng, pool, args
         self.state = self.game.random_state(rng, num_envs)
-        self.table = Table(self.game, pool.agents, np.full((num_envs, rules.num_players), LEARNER))
+        self.seating = Seating(self.game, pool.agents, np.full((num_envs, rules.num_players), LEARNER))
         self.opponent = np.zeros(num_envs, np.int64)  # the pool entry the learner is scored against
         self.assign(np.arange(num_envs))
         self.decisions = 0  # all decisions played (learner and opponents)
@@ -131,10 +131,10 @@ class SelfPlayGames:
             seats[np.flatnonzero(alone), partner_seat[alone]] = partner_entry[alone]
         else:
             learner[np.arange(k), self.rng.integers(0, n, size=k)] = True
-        self.table.seats[lanes] = np.where(learner, LEARNER, seats)
+        self.seating.seats[lanes] = np.where(learner, LEARNER, seats)
 
     def learner_seat(self, lanes: np.ndarray) -> np.ndarray:
-        return (self.table.seats[lanes] == LEARNER).argmax(axis=1)
+        return (self.seating.seats[lanes] == LEARNER).argmax(axis=1)
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
         """The learner's actions, then the pool plays until the learner is to act in every game;
@@ -154,32 +154,32 @@ class SelfPlayGames:
             self.pool.record(self.opponent[lanes], won)
             self.assign(lanes)
 
-        self.table.step(self.state, actions)
+        self.seating.step(self.state, actions)
         self.decisions += len(actions)
         self.advance(hands_over)
         return reward, ended, results
 
     def advance(self, on_done=None) -> None:
-        self.table.policies = self.pool.agents  # the pool's entries change with snapshots
-        self.decisions += self.table.advance(self.state, on_done, self.rng)
+        self.seating.policies = self.pool.agents  # the pool's entries change with snapshots
+        self.decisions += self.seating.advance(self.state, on_done, self.rng)
 
     def arrays(self) -> dict:
         return {
             "state": {k: _to_tensor(getattr(self.state, k)) for k in self.state.__dataclass_fields__},
-            "seats": torch.from_numpy(self.table.seats.copy()),
+            "seats": torch.from_numpy(self.seating.seats.copy()),
             "opponent": torch.from_numpy(self.opponent.copy()),
             "decisions": self.decisions,
         }
 
     def load(self, data: dict) -> None:
         """Games from :meth:`arrays`, seated by this pool as it was when they were saved."""
-        self.table.policies = self.pool.agents
+        self.seating.policies = self.pool.agents
         ref = self.state
         self.state = State(**{k: _from_tensor(v, getattr(ref, k).dtype) for k, v in data["state"].items()})
         if "seats" in data:
-            self.table.seats = data["seats"].numpy().copy()
+            self.seating.seats = data["seats"].numpy().copy()
         else:  # checkpoints before the table layer kept the learner's seats and the others' entries apart
-            self.table.seats = np.where(data["learner"].numpy(), LEARNER, data["seat_entry"].numpy())
+            self.seating.seats = np.where(data["learner"].numpy(), LEARNER, data["seat_entry"].numpy())
         self.opponent = data["opponent"].numpy().copy()
         self.decisions = data["decisions"]
 

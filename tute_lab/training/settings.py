@@ -21,7 +21,7 @@ class Args:
     config: str | None = None
     """YAML file with values for the fields below (read first; command-line flags override)."""
     preset: str = "partnership"
-    """Rules preset (tute_env.rules.PRESETS)."""
+    """Rules preset (tute_env.engine.rules.PRESETS)."""
     rule_overrides: dict[str, str | int | bool] = field(default_factory=dict)
     """Rule options changed on top of the preset, e.g. {must_beat_partner: false}."""
     seed: int = 1
@@ -60,7 +60,7 @@ class Args:
     """Value function reads the perfect-information state (training only)."""
     points_weight: float = 0.177
     """Weight of the zero-sum point-difference term added to the win reward: the reward is
-    ``tute_env.scoring.hand_rewards(reward="win", points_weight=...)``, the one
+    ``tute_env.engine.scoring.hand_rewards(reward="win", points_weight=...)``, the one
     ``TuteVectorEnv(reward="win", points_weight=...)`` gives (the term is the point difference
     / 230; 0.177 keeps the weight the shipped agents were trained with, 0.1 / 130)."""
     bots: tuple[str, ...] = ("random", "greedy", "heuristic")

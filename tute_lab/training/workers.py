@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from agents.ppo import PolicyNet
-from tute_env.observation import encode_observation, encode_perfect_information
+from tute_env.engine.observation import encode_observation, encode_perfect_information
 
 from ..ray_cluster import connect_ray
 from .rollout import Rollout, collect_rollout, mixed_precision

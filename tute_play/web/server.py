@@ -53,8 +53,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agents.base import shipped_presets
-from tute_env.rules import PRESETS
-from tute_env.words import LANGS, PAGE_WORDS
+from tute_env.engine.rules import PRESETS
+from tute_play.words import LANGS, PAGE_WORDS
 
 from ..levels import LEVELS, NETWORK_LEVELS
 from .session import MAX_REPLAY_HANDS, BadRequest, Games, record_of_text, replay_of_text, replay_view, review_of

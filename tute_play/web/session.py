@@ -1,6 +1,6 @@
 """The web table's games and replays, without the web: what the server keeps and what it sends.
 
-A :class:`WebGame` is one person's game against the bots: one :class:`~tute_env.table.Table`
+A :class:`WebGame` is one person's game against the bots: one :class:`~tute_env.play.seating.Seating`
 with the person as the ``LEARNER`` seat, the bots acting through it; a hook of the table sees
 every action (the person's and the bots'), which gives the record's action list and the list
 of moves the page reveals one by one. Legality is the core's: the legal actions sent are the
@@ -20,8 +20,7 @@ import weakref
 import numpy as np
 
 from agents.base import shipped_presets
-from tute_env.analysis import analyze_record, seat_losses
-from tute_env.cards import (
+from tute_env.engine.cards import (
     CARD_POINTS,
     CARD_STRENGTH,
     DECISION_KINDS,
@@ -38,14 +37,15 @@ from tute_env.cards import (
     card_str,
     cards_of,
 )
-from tute_env.core import Game, State
-from tute_env.deal import random_deals
-from tute_env.narrate import describe_action, games_won, hand_summary, match_over_text, narrate, side_label
-from tute_env.records import Record, deal_at_start, finished_record, parse_records, replay
-from tute_env.rules import PRESETS, Rules
-from tute_env.scoring import Scoring
-from tute_env.table import LEARNER, Table
-from tute_env.words import LANGS, who, word
+from tute_env.engine.core import Game, State
+from tute_env.engine.deal import random_deals
+from tute_env.engine.rules import PRESETS, Rules
+from tute_env.engine.scoring import Scoring
+from tute_env.play.records import Record, deal_at_start, finished_record, parse_records, replay
+from tute_env.play.seating import LEARNER, Seating
+from tute_env.search.analysis import analyze_record, seat_losses
+from tute_play.narrate import describe_action, games_won, hand_summary, match_over_text, narrate, side_label
+from tute_play.words import LANGS, who, word
 
 from ..analyze import DEFAULT_POINT_WEIGHT
 from ..levels import LEVELS, NETWORK_LEVELS, make_bots
@@ -272,7 +272,7 @@ class WebGame:
         bots = make_bots(rules, seat, LEVELS[level], None, seed)
         self.labels = ["human" if x == seat else LEVELS[level] for x in range(rules.num_players)]
         order = sorted(bots)
-        self.table = Table(self.game, [bots[x] for x in order],
+        self.seating = Seating(self.game, [bots[x] for x in order],
                            [LEARNER if x == seat else order.index(x) for x in range(rules.num_players)],
                            hooks=[_WeakHook(self)])
         self.rng = np.random.default_rng(seed)
@@ -292,7 +292,7 @@ class WebGame:
         self.log = HandLog(self.rules, self.seat, self.lang)
         self.pending: list[tuple[State, int]] = []
         self.events: list[dict] = []
-        self.table.advance(self.state)
+        self.seating.advance(self.state)
         self._flush()
 
     def _hook(self, state: State, lanes, actions) -> None:
@@ -326,7 +326,7 @@ class WebGame:
             "score": [int(x) for x in score[0]],
         })
         if self.match_winner >= 0:
-            self.table = None  # the match is over: the bots (and what their search holds) go
+            self.seating = None  # the match is over: the bots (and what their search holds) go
         self.records.append(finished_record(
             self.rules, self.deal, self.labels, [action_id(a) for a in self.log.actions], self.state,
             variant=self.preset, match=self.id, hand=len(self.records), seed=self.seed).to_dict())
@@ -345,8 +345,8 @@ class WebGame:
         if not int(self.state.legal[0]) >> a & 1:
             legal = " ".join(x["action"] for x in legal_view(self.rules, self.game, self.state, self.lang))
             raise BadRequest(f"{action} is not legal now; legal: {legal}", 422)
-        self.table.step(self.state, np.array([a]))
-        self.table.advance(self.state)
+        self.seating.step(self.state, np.array([a]))
+        self.seating.advance(self.state)
         self._flush()
 
     def next_hand(self) -> None:
@@ -495,7 +495,7 @@ def replay_of_text(text: str, lang: str = "en") -> dict:
 
 
 # ----------------------------------------------------------------------------------------------
-# Reviews: a finished hand's double-dummy analysis (tute_env.analysis)
+# Reviews: a finished hand's double-dummy analysis (tute_env.search.analysis)
 # ----------------------------------------------------------------------------------------------
 #: The point weight of a review's values: tute-analyze's default (the agents' training weight).
 REVIEW_POINT_WEIGHT = DEFAULT_POINT_WEIGHT
@@ -505,7 +505,7 @@ REVIEW_MAX_SECONDS = 3.0
 
 def review_of(record: dict) -> dict:
     """A finished hand's review: for every move (in the record's order) its double-dummy loss
-    and the best move (:func:`tute_env.analysis.analyze_record`), and each seat's total loss.
+    and the best move (:func:`tute_env.search.analysis.analyze_record`), and each seat's total loss.
     Slow (seconds): the server runs it off the event loop."""
     rec = Record.from_dict(record)
     decisions = analyze_record(rec, point_weight=REVIEW_POINT_WEIGHT, max_seconds=REVIEW_MAX_SECONDS)

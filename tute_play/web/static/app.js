@@ -28,7 +28,7 @@ async function api(method, path, body, raw) {
   return data;
 }
 
-// The page's words, from the server's table (tute_env/words.py), English as the fallback.
+// The page's words, from the server's table (tute_play/words.py), English as the fallback.
 function T(key, fields) {
   const words = (options && options.words) || { en: {} };
   let text = (words[lang] && words[lang][key]) ?? (words.en && words.en[key]) ?? key;

@@ -1,13 +1,13 @@
 """Double-dummy analysis of recorded hands: the value of every legal action at every decision,
-all cards known (:mod:`tute_env.solver`), and what the move played lost against the best.
+all cards known (:mod:`tute_env.search.solver`), and what the move played lost against the best.
 
->>> from tute_env.analysis import analyze_record
->>> from tute_env.records import load_records
+>>> from tute_env.search.analysis import analyze_record
+>>> from tute_env.play.records import load_records
 >>> decisions = analyze_record(load_records("games.jsonl")[0], point_weight=0.177)
 >>> worst = max((d for d in decisions if d.solved), key=lambda d: d.loss)
 >>> worst.ply, worst.seat, worst.action_str, worst.best_str, worst.loss
 
-A value is the seat to act's "win" hand reward (:mod:`tute_env.scoring`, ``points_weight`` =
+A value is the seat to act's "win" hand reward (:mod:`tute_env.engine.scoring`, ``points_weight`` =
 ``point_weight``) under optimal play by every seat with every card known: the games its side
 wins (or its share of the games lost) plus ``point_weight`` times the point difference / 230.
 The loss of a move is the best action's value minus the value of the action played (0 for the
@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cards import action_str
-from .records import Record, replay
+from ..engine.cards import action_str
+from ..play.records import Record, replay
 from .solver import Solver, SolverBudgetExceeded
 
 __all__ = ["Decision", "analyze_record", "costliest", "seat_losses"]

@@ -3,7 +3,7 @@ never on how the decisions were batched.
 
 A policy that draws randomness from one generator shared by a batch gets different numbers for
 a game when the batch changes (another batch size, another shard of a deal set on another
-machine). Keyed draws do not: the :class:`~tute_env.table.Table`, when given a stream id per
+machine). Keyed draws do not: the :class:`~tute_env.play.seating.Seating`, when given a stream id per
 lane, hands each decision row a **key** (uint64, ``mix(stream, n)`` for the lane's n-th decision
 at the table), and a policy derives its draws from ``mix(its seed, key)`` with the
 counter-based functions below. Evaluation gives lane ``d * S + s`` the stream

@@ -15,8 +15,8 @@ information set. Seats and sides are relative to the observer (0 = self).
 * :func:`build_states`: core states of sampled deals, the observer at seat 0, ready to search.
 
 >>> from tute_env import tute_v0
->>> from tute_env.core import Game
->>> from tute_env.infoset import DealSampler, build_states, deal_constraints, decode_infoset
+>>> from tute_env.engine.core import Game
+>>> from tute_env.search.infoset import DealSampler, build_states, deal_constraints, decode_infoset
 >>> env = tute_v0.env(variant="two_player"); env.reset(seed=1)
 >>> obs = env.observe(env.agent_selection)
 >>> info = decode_infoset(env.unwrapped.rules, obs["observation"][None], obs["action_mask"][None])
@@ -35,10 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cards import ALL_CARDS, BIT, NUM_CARDS, SING_BASE, TUTE, U64, pack_sets, popcount
-from .core import Game, State
-from .observation import observation_layout
-from .rules import Rules
+from ..engine.cards import ALL_CARDS, BIT, NUM_CARDS, SING_BASE, TUTE, U64, pack_sets, popcount
+from ..engine.core import Game, State
+from ..engine.observation import observation_layout
+from ..engine.rules import Rules
 
 __all__ = ["DealConstraints", "DealSampler", "InconsistentInfoSet", "InfoSet", "build_states", "deal_constraints",
            "decode_infoset", "sample_deals"]

@@ -1,5 +1,5 @@
 """The words of the game in English and Spanish: one table for the narration
-(:mod:`tute_env.narrate`: the terminal game, the web table and the replays) and the web page
+(:mod:`tute_play.narrate`: the terminal game, the web table and the replays) and the web page
 (sent to it whole by ``GET /api/words``). Spanish as players say it: oros, copas, espadas,
 bastos; "canta las veinte en oros", "las cuarenta", "tute", "arrastre"; "el as de oros".
 
@@ -9,11 +9,11 @@ Spanish entry), formatted with ``fields``.
 
 from __future__ import annotations
 
-from .cards import NUM_FACES
+from tute_env.engine.cards import NUM_FACES
 
 LANGS = ("en", "es")
 
-#: Face names, by the face index of ``tute_env.cards`` (A 2 3 4 5 6 7 S C R).
+#: Face names, by the face index of ``tute_env.engine.cards`` (A 2 3 4 5 6 7 S C R).
 _FACES = {
     "en": ["ace", "two", "three", "four", "five", "six", "seven", "sota", "caballo", "rey"],
     "es": ["as", "dos", "tres", "cuatro", "cinco", "seis", "siete", "sota", "caballo", "rey"],
@@ -98,7 +98,7 @@ WORDS: dict[str, dict[str, str]] = {
         "t_legal": "  {kind}; legal moves:",
         "t_lead": "your lead", "t_follow": "your play", "t_declare": "your declaration turn",
         "t_not_allowed": "  {action} is not allowed: {why}. Try again.",
-        # the terminal replay's review (double-dummy analysis, tute_env.analysis)
+        # the terminal replay's review (double-dummy analysis, tute_env.search.analysis)
         "r_start": "Reviewing the hand with every card known: {n} decisions, point weight {weight}, at most {seconds:g} s each...",
         "r_done": "Reviewed in {seconds:.1f} s: {solved} of {n} decisions solved.",
         "r_loss": "  review: loss {loss:.3f}; best {best}",
@@ -221,7 +221,7 @@ def word(lang: str, key: str, **fields) -> str:
 
 def card_name(lang: str, card: int) -> str:
     """``"el as de oros"`` (es), ``"Ao"`` (en: the card string players of this project type)."""
-    from .cards import card_str
+    from tute_env.engine.cards import card_str
 
     if lang != "es":
         return card_str(card)

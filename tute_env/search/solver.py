@@ -1,8 +1,8 @@
 """An exact double-dummy solver for Tute: the value of every legal action when all cards are known.
 
 >>> import numpy as np
->>> from tute_env.core import Game
->>> from tute_env.solver import Solver
+>>> from tute_env.engine.core import Game
+>>> from tute_env.search.solver import Solver
 >>> game = Game("partnership")
 >>> state = game.random_state(np.random.default_rng(0), batch_size=1)   # a whole deal
 >>> solver = Solver("partnership", point_weight=0.0)
@@ -10,16 +10,16 @@
 >>> solver.value(state)                       # (1,): the best of them, for the seat to act
 >>> Solver("two_player", max_seconds=10.0)    # past 10 s a lane: SolverBudgetExceeded
 
-**What it solves.** For each lane of a :class:`tute_env.core.State`, the value of each legal
+**What it solves.** For each lane of a :class:`tute_env.engine.core.State`, the value of each legal
 action of the seat to act when every seat plays optimally and every card is known: the hands,
 the stock in its drawing order and the turned card (double dummy). A value is the "win" hand
-reward of :mod:`tute_env.scoring` for the seat to act (:func:`tute_env.scoring.hand_rewards`
+reward of :mod:`tute_env.engine.scoring` for the seat to act (:func:`tute_env.engine.scoring.hand_rewards`
 with ``reward="win"`` and ``points_weight=point_weight``: the games won, or the loser's share
 of them, plus ``point_weight`` times the point difference / 230), the same number the reward
 of the finished hand gives. The seat's side maximises it and the other side(s) minimise it:
 with three players the search is *paranoid* (the seat to act against the other two). Every
 preset and rule option is solved, since the solver plays by the core's own compiled rules
-(:func:`tute_env.core.legal_set`, :func:`tute_env.core.step_lane`): declarations (R8), Tute
+(:func:`tute_env.engine.core.legal_set`, :func:`tute_env.engine.core.step_lane`): declarations (R8), Tute
 (R8b), the exchange (R7), the last trick's 10 and the ties (R9), draws from the stock (R4, R6).
 The match options (R10) play no part: a value is that of the hand.
 
@@ -68,7 +68,7 @@ free stock phase (R4, R6) is out of reach (docs/solver_speed.md has the figures)
 :class:`SolverBudgetExceeded` (a ``ValueError``) is raised instead of running on. Lanes are
 solved one after the other, on one core. A finished lane has no action values and is refused
 (``ValueError``), as is anything that is not a State of the solver's rules
-(the core's state checks, ``_state_misfit`` and ``_check_state``).
+(the core's state checks, ``state_misfit`` and ``check_state``).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ import time
 import numba
 import numpy as np
 
-from .cards import (
+from ..engine.cards import (
     ALL_CARDS,
     BIT,
     CARD_POINTS,
@@ -99,25 +99,23 @@ from .cards import (
     U64,
     beating_set,
 )
-from .core import (
-    _ALL,
-    _DOUBLE_OVER_100,
-    _EXCHANGE,
-    _N,
-    _TURNED_DRAWN,
-    _TUTE_RULE,
-    Game,
-    State,
-    _check_state,
-    _state_error,
-    _state_misfit,
+from ..engine.checks import state_error, state_misfit
+from ..engine.core import Game, State
+from ..engine.kernel import (
+    CFG_DOUBLE_OVER_100,
+    CFG_EXCHANGE,
+    CFG_N,
+    CFG_TURNED_DRAWN,
+    CFG_TUTE_RULE,
+    LEVEL_ALL,
+    check_state,
     exchange_gives,
     legal_set,
     side_of,
     step_lane,
 )
-from .rules import Rules, make_rules
-from .scoring import MAX_HAND_POINTS
+from ..engine.rules import Rules, make_rules
+from ..engine.scoring import MAX_HAND_POINTS
 
 __all__ = ["MTD_STEPS", "Solver", "SolverBudgetExceeded"]
 
@@ -260,7 +258,7 @@ def _relabel(cfg, st, d, canon, inv):
     exchange (R7) may still give a trump card for the turned card. Returns the cards relabelled."""
     live = _in_play(st, d)
     kept = -1
-    if cfg[_EXCHANGE] != 0 and not st.exchanged[d] and st.turned_card[d] >= 0:
+    if cfg[CFG_EXCHANGE] != 0 and not st.exchanged[d] and st.turned_card[d] >= 0:
         kept = st.trump[d]
     moved = _ZERO
     for suit in range(4):
@@ -354,11 +352,11 @@ def _mix(x):
 
 @_hot
 def _reward(cfg, sides, won, games, own, others_sum, point_weight):
-    """The "win" hand reward (tute_env.scoring.hand_rewards) of a seat whose side ``won`` or not
+    """The "win" hand reward (tute_env.engine.scoring.hand_rewards) of a seat whose side ``won`` or not
     a hand credited ``games``, its side's total ``own`` and the other sides' ``others_sum``
     (floats): the same formula, term by term in numpy's order (tests/test_solver.py checks it
     equals hand_rewards). Monotone in each number, so bounds on them bound it."""
-    n = cfg[_N]
+    n = cfg[CFG_N]
     per_side = n // sides
     value = games if won else -games * per_side / (n - per_side)
     if point_weight != 0.0:
@@ -393,12 +391,12 @@ def _value_bounds(cfg, st, d, max_side, point_weight):
     to now + every point left in play (the cards, the last trick's 10, the cantes it may still
     sing); a side that may still declare Tute (R8b) may win whatever the points."""
     sides = st.card_points.shape[1]
-    n = cfg[_N]
+    n = cfg[CFG_N]
     drawing = st.to_draw[d] > 0
     pending = _ZERO  # cards not yet played that may still be drawn
     for k in range(st.stock_next[d], st.stock.shape[1]):
         pending |= BIT[st.stock[d, k]]
-    if st.turned_card[d] >= 0 and cfg[_TURNED_DRAWN] != 0:
+    if st.turned_card[d] >= 0 and cfg[CFG_TURNED_DRAWN] != 0:
         pending |= BIT[st.turned_card[d]]
     unplayed = pending
     in_trick = _ZERO
@@ -414,7 +412,7 @@ def _value_bounds(cfg, st, d, max_side, point_weight):
         can_sing, tute = 0, False
         for seat in range(sd, n, sides):  # the seats of side sd
             reach = st.hands[d, seat] | (pending if drawing else _ZERO)
-            tute |= cfg[_TUTE_RULE] != 0 and ((reach & KINGS) == KINGS or (reach & KNIGHTS) == KNIGHTS)
+            tute |= cfg[CFG_TUTE_RULE] != 0 and ((reach & KINGS) == KINGS or (reach & KNIGHTS) == KNIGHTS)
             for suit in range(4):
                 if st.sung_by[d, suit] < 0 and (reach & PAIR_SET[suit]) == PAIR_SET[suit]:
                     can_sing |= 1 << suit
@@ -430,8 +428,8 @@ def _value_bounds(cfg, st, d, max_side, point_weight):
             others_lo, others_hi = others_lo + lo, others_hi + hi
             other_lo_max, other_hi_max = max(other_lo_max, lo), max(other_hi_max, hi)
             other_tute |= tute
-    double = cfg[_DOUBLE_OVER_100] != 0
-    tute_games = 2.0 if cfg[_TUTE_RULE] == 1 else 1.0
+    double = cfg[CFG_DOUBLE_OVER_100] != 0
+    tute_games = 2.0 if cfg[CFG_TUTE_RULE] == 1 else 1.0
     win_lo = 2.0 if double and own_lo > 100 and (not own_tute or tute_games == 2.0) else 1.0
     win_hi = 2.0 if (double and own_hi > 100) or (own_tute and tute_games == 2.0) else 1.0
     loss_lo = 2.0 if double and sides == 2 and other_lo_max > 100 and (not other_tute or tute_games == 2.0) else 1.0
@@ -478,8 +476,8 @@ def _merge_cards(cfg, st, d, cards, rep):
     hand = st.hands[d, st.current[d]]
     live = _in_play(st, d)
     special = -1
-    if cfg[_EXCHANGE] != 0 and not st.exchanged[d] and st.turned_card[d] >= 0:
-        special = exchange_gives(cfg[_EXCHANGE], st.trump[d], st.turned_card[d])
+    if cfg[CFG_EXCHANGE] != 0 and not st.exchanged[d] and st.turned_card[d] >= 0:
+        special = exchange_gives(cfg[CFG_EXCHANGE], st.trump[d], st.turned_card[d])
     out = cards
     for suit in range(4):
         if not (cards & SUIT_SET[suit]):
@@ -874,18 +872,18 @@ class Solver:
     # ------------------------------------------------------------------------------------------
     def _check(self, state: State) -> None:
         r = self.rules
-        problem = None if self._fits(state) else _state_misfit(r, state, writeable=False)
+        problem = None if self._fits(state) else state_misfit(r, state, writeable=False)
         if problem is None:
-            error = _check_state(self.game._config, state.arrays(), _ALL)
+            error = check_state(self.game._config, state.arrays(), LEVEL_ALL)
             if error:
-                problem = _state_error(r, state, error, _ALL)
+                problem = state_error(r, state, error, LEVEL_ALL)
         if problem is None:
             problem = _lane_problem(r, state)
         if problem is not None:
             raise ValueError(f"state does not fit {self!r}: {problem}")
 
     def _fits(self, state) -> bool:
-        """The quick form of the core's _state_misfit (which explains a misfit): a State whose
+        """The quick form of the core's state_misfit (which explains a misfit): a State whose
         arrays have this game's dtypes and shapes, C-contiguous and aligned."""
         if not isinstance(state, State) or not isinstance(state.current, np.ndarray) or state.current.ndim != 1:
             return False

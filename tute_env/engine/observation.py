@@ -21,10 +21,11 @@ from functools import cached_property
 import numba
 import numpy as np
 
-from . import core
 from .cards import ALL_CARDS, BIT, CARD_POINTS, NUM_CARDS, NUM_FACES, STRONGER, beating_set
-from .core import State
-from .rules import Rules
+from .checks import state_error, state_misfit, writeable
+from .kernel import LEVEL_ALL, check_state, compile_only, kernel_config
+from .rules import Rules, rules_spec
+from .state import State, blank_state
 
 _ZERO, _ONE = np.uint64(0), np.uint64(1)
 
@@ -153,11 +154,11 @@ def encode_perfect_information(rules: Rules, state: State, players) -> np.ndarra
 
 def _encode(rules: Rules, s: State, players, perfect: bool) -> np.ndarray:
     """The encoders: the state is checked to fit ``rules`` first (``ValueError`` if not), in the
-    compiled kernel as :meth:`tute_env.core.Game.step` does; it may be read-only."""
+    compiled kernel as :meth:`tute_env.engine.core.Game.step` does; it may be read-only."""
     try:
         b = len(s.current)
     except (AttributeError, TypeError):
-        raise ValueError(f"state does not fit {_rules_name(rules)}: {core._state_misfit(rules, s, False)}") from None
+        raise ValueError(f"state does not fit {_rules_name(rules)}: {state_misfit(rules, s, False)}") from None
     players = np.asarray(players, dtype=np.int64)
     players = np.full(b, players) if players.ndim == 0 else np.ascontiguousarray(players)
     if players.shape != (b,):
@@ -168,10 +169,10 @@ def _encode(rules: Rules, s: State, players, perfect: bool) -> np.ndarray:
         _prepare_encode_kernel()
     try:
         bad = _encode_kernel(spec, s.arrays(), players, out)
-    except TypeError:  # arrays of other types than a Game's states (see core._call_kernel)
-        problem = core._state_misfit(rules, s, writeable=False)
+    except TypeError:  # arrays of other types than a Game's states (see Game._call_kernel)
+        problem = state_misfit(rules, s, writeable=False)
         if problem is None:
-            if not core._writeable(s):  # read-only arrays: encode a copy
+            if not writeable(s):  # read-only arrays: encode a copy
                 return _encode(rules, s.copy(), players, perfect)
             raise
         raise ValueError(f"state does not fit {_rules_name(rules)}: {problem}") from None
@@ -181,27 +182,26 @@ def _encode(rules: Rules, s: State, players, perfect: bool) -> np.ndarray:
             raise ValueError(
                 f"observer seats must be in 0..{rules.num_players - 1}, got {players[lane]} in game {lane}"
             )
-        problem = core._state_error(rules, s, error, core._ALL)
+        problem = state_error(rules, s, error, LEVEL_ALL)
         raise ValueError(f"state does not fit {_rules_name(rules)}: {problem}")
     return out
 
 
 def _rules_name(rules: Rules) -> str:
-    return f"make_rules({core._rules_spec(rules)})"
+    return f"make_rules({rules_spec(rules)})"
 
 
 _BAD_OBSERVER = 1  # _encode_kernel's error code for an observer that is not a seat
-_check_state = core._check_state  # called first by _encode_kernel
 _kernel_ready = False
 
 
 def _prepare_encode_kernel() -> None:
-    """Compile _encode_kernel for the one signature _encode calls it with (see core._compile_only)."""
+    """Compile _encode_kernel for the one signature _encode calls it with (see kernel.compile_only)."""
     global _kernel_ready
     rules = Rules()
     size, spec = _encoding(rules, False)
-    blank = core.Game(rules).empty_state(0)
-    core._compile_only(_encode_kernel, spec, blank.arrays(), np.zeros(0, np.int64), np.zeros((0, size), np.int8))
+    blank = blank_state(rules, 0)
+    compile_only(_encode_kernel, spec, blank.arrays(), np.zeros(0, np.int64), np.zeros((0, size), np.int8))
     _kernel_ready = True
 
 
@@ -216,7 +216,7 @@ def _encoding(rules: Rules, perfect: bool) -> tuple[int, np.ndarray]:
     offsets = [starts.get(name, -1) for name in (*PIECE_DOC, "hands", "stock")]
     assert len(offsets) == _NUM_OFFSETS
     flags = [rules.partnerships, rules.has_stock and not rules.turned_card_drawn, rules.stock_duty == "strict"]
-    return layout.size, np.concatenate([np.array(offsets + flags, np.int64), core._kernel_config(rules)])
+    return layout.size, np.concatenate([np.array(offsets + flags, np.int64), kernel_config(rules)])
 
 
 _NUM_OFFSETS = len(PIECE_DOC) + 2  # _encoding's spec: offsets, then 3 flags, then Game._config
@@ -226,9 +226,9 @@ _NUM_OFFSETS = len(PIECE_DOC) + 2  # _encoding's spec: offsets, then 3 flags, th
 def _encode_kernel(spec, st, players, out):
     """Writes each lane's observation for ``players[b]`` into the zeroed ``out`` (int8 (B, size));
     ``spec`` from :func:`_encoding`. Returns -1; or _BAD_OBSERVER | (lane + 1) << 16 for the first
-    lane whose observer is not a seat; or the error code of :func:`tute_env.core._check_state`
+    lane whose observer is not a seat; or the error code of :func:`tute_env.engine.kernel.check_state`
     for a state that does not fit the rules."""
-    error = _check_state(spec[_NUM_OFFSETS + 3 :], st, np.int64(core._ALL))
+    error = check_state(spec[_NUM_OFFSETS + 3 :], st, np.int64(LEVEL_ALL))
     if error != 0:
         return error
     if len(players) != len(out) or len(players) != len(st.current):

@@ -1,7 +1,7 @@
 """Gymnasium views of Tute: one learner against opponent policies.
 
 Importing this module registers ``tute_env/Tute-v0`` with Gymnasium (or name the module in the
-id: ``gymnasium.make("tute_env.gym_env:tute_env/Tute-v0")``).
+id: ``gymnasium.make("tute_env.envs.gym_env:tute_env/Tute-v0")``).
 
 * :class:`TuteEnv` (``gymnasium.make("tute_env/Tute-v0")``): a single-agent ``gymnasium.Env``.
   The learner plays one seat (and, with ``control_partner=True`` in the partnership game, its
@@ -18,7 +18,7 @@ id: ``gymnasium.make("tute_env.gym_env:tute_env/Tute-v0")``).
 
 Both take the arguments of ``tute_v0.env`` (``variant``, rule options, ``episode``, ``reward``)
 and give the learner the rewards ``tute_v0`` gives its seat (see its doc: zero-sum, at the end
-of a hand or match; ``tute_env.scoring``). Besides:
+of a hand or match; ``tute_env.engine.scoring``). Besides:
 
 ``points_weight`` (default 0): with ``reward="win"``, adds this weight times the points reward
 (the seat's side's hand total minus the others', / 230) to each hand's reward: the reward
@@ -30,13 +30,13 @@ as well (partnerships only); the reward is the side's reward, counted once.
 ``opponents`` (default ``"random"``): the policies of the other seats (the learner's partner
 included when not controlled). One spec for all of them, or a list with one per seat (the
 learner's entries are ignored), or a dict ``{seat: spec}``. A spec is a policy object with
-``act_batch(observations, masks) -> actions`` (``tute_env.table.Policy``: the bots of
+``act_batch(observations, masks) -> actions`` (``tute_env.play.seating.Policy``: the bots of
 ``agents``, e.g. ``agents.make_agent("heuristic", rules)``), a callable
 ``policy(observation, action_mask) -> action`` taking one int8 observation vector and a
-(47,) bool mask, or ``"random"`` (uniformly random legal moves, ``tute_env.table.RandomPolicy``).
+(47,) bool mask, or ``"random"`` (uniformly random legal moves, ``tute_env.play.seating.RandomPolicy``).
 Bots by name are made in ``agents``, not here: ``tute_env`` does not import ``agents``.
 Opponents see only their own observation and are run by the table layer
-(``tute_env.table``). An opponent's illegal action raises ``ValueError``. ``"random"``
+(``tute_env.play.seating``). An opponent's illegal action raises ``ValueError``. ``"random"``
 opponents are reseeded by ``reset(seed=...)``; objects and callables you pass keep their own
 randomness.
 
@@ -46,7 +46,7 @@ PettingZoo's ``TerminateIllegalWrapper``): the episode ends (``terminated=True``
 action masks (``MaskablePPO``) it never happens.
 
 ``scaled``: observations as float32 in [0, 1] (the int8 vector times
-``tute_env.observation.observation_scale``), handy for networks; default int8 as in ``tute_v0``.
+``tute_env.engine.observation.observation_scale``), handy for networks; default int8 as in ``tute_v0``.
 
 Observations are the learner's ``tute_v0`` observation vector (``observation_space`` a Box) from
 the seat to act; ``info["action_mask"]`` repeats ``action_masks()``. When a hand ends, the
@@ -62,14 +62,14 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from .cards import NUM_ACTIONS, action_str, as_action
-from .core import Game, is_legal
-from .deal import Deals, random_deals
-from .observation import encode_observation, observation_layout, observation_scale
+from ..engine.cards import NUM_ACTIONS, action_str, as_action
+from ..engine.core import Game, is_legal
+from ..engine.deal import Deals, random_deals
+from ..engine.observation import encode_observation, observation_layout, observation_scale
+from ..engine.rules import Rules
+from ..engine.scoring import INFO_KEYS, Scoring, hand_info
+from ..play.seating import LEARNER, RandomPolicy, Seating
 from .render import EnvRenderer
-from .rules import Rules
-from .scoring import INFO_KEYS, Scoring, hand_info
-from .table import LEARNER, RandomPolicy, Table
 from .tute_v0 import observation_high, parse_env_args, parse_reset_options
 
 __all__ = ["CallablePolicy", "TuteEnv", "TuteVectorEnv"]
@@ -142,7 +142,7 @@ def _opponent_specs(spec, rules: Rules, learner: np.ndarray, where: str) -> dict
 
 
 class _LearnerGames:
-    """B games at a :class:`Table` whose learner seats are the caller's, scored by
+    """B games at a :class:`Seating` whose learner seats are the caller's, scored by
     :class:`Scoring`: what both Gymnasium views are made of. ``autoreset``: a game whose episode
     ended is dealt anew at once (the vector view), else left over (the single view)."""
 
@@ -165,7 +165,7 @@ class _LearnerGames:
                 if owned:
                     self.owned[seat] = policy
             seats[seat] = index[key]
-        self.table = Table(self.game, policies, seats)
+        self.seating = Seating(self.game, policies, seats)
         self.opponents = {seat: policies[k] for seat, k in enumerate(seats) if k != LEARNER}
         if not isinstance(points_weight, (int, float)) or isinstance(points_weight, bool):
             raise ValueError(f"bad argument points_weight={points_weight!r} for {where}: expected a number")
@@ -212,7 +212,7 @@ class _LearnerGames:
                 self.scoring.reset(over)
             return lanes
 
-        self.table.advance(self.state, hands_over, self.rng)
+        self.seating.advance(self.state, hands_over, self.rng)
 
     def encode(self, lanes=None, players=None) -> np.ndarray:
         """Learner observations of the games in ``lanes`` (all by default), from ``players``
@@ -325,7 +325,7 @@ class TuteEnv(gymnasium.Env):
         if not legal[0]:  # penalty: the episode ends, nothing is played
             return self._result(np.full(1, -1.0), np.ones(1, bool), {}, {"illegal_action": True})
         reward, terminated, infos = np.zeros(1), np.zeros(1, bool), {}
-        self._games.table.step(self._games.state, actions)
+        self._games.seating.step(self._games.state, actions)
         self._games.settle(reward, terminated, infos)
         return self._result(reward, terminated, infos)
 
@@ -407,7 +407,7 @@ class TuteVectorEnv(VectorEnv):
             _put_info(infos, "illegal_action", illegal, np.ones(illegal.size, bool), b)
             g.scoring.reset(illegal)
             g.game.reset_done(self.state, g.rng, lanes=illegal)
-        g.table.step(self.state, np.where(legal, np.asarray(actions), 0).astype(np.int64), active=legal)
+        g.seating.step(self.state, np.where(legal, np.asarray(actions), 0).astype(np.int64), active=legal)
         g.settle(rewards, terminated, infos)
         if "final_obs" in infos:
             infos["final_obs"] = self._scaled(infos["final_obs"])
@@ -436,8 +436,8 @@ def _register() -> None:
     if "tute_env/Tute-v0" not in gymnasium.registry:
         gymnasium.register(
             id="tute_env/Tute-v0",
-            entry_point="tute_env.gym_env:TuteEnv",
-            vector_entry_point="tute_env.gym_env:TuteVectorEnv",
+            entry_point="tute_env.envs.gym_env:TuteEnv",
+            vector_entry_point="tute_env.envs.gym_env:TuteVectorEnv",
         )
 
 

@@ -8,7 +8,7 @@ summary.
 
 from __future__ import annotations
 
-from .cards import (
+from tute_env.engine.cards import (
     CARD_STRENGTH,
     DECLARE,
     EXCHANGE,
@@ -28,11 +28,11 @@ from .cards import (
     TUTE,
     action_str,
     beating_set,
-    card_str,
     cards_str,
 )
-from .core import Game, State
-from .rules import Rules
+from tute_env.engine.core import Game, State
+from tute_env.engine.rules import Rules
+
 from .words import card_name, games_text, points_word, who, word
 
 __all__ = ["describe_action", "explain_illegal", "games_won", "hand_summary", "match_over_text", "narrate",

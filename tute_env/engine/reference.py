@@ -1,11 +1,11 @@
 """A plain, one-game-at-a-time reference engine for Tute, written straight from the rules (docs/rules.md).
 
-It exists to check the batched core (``tute_env.core``) by differential testing, so it is
+It exists to check the batched core (``tute_env.engine.core``) by differential testing, so it is
 written for clarity first: plain Python sets and lists, one method per rule. It never imports
 the core.
 
->>> from tute_env.rules import make_rules
->>> from tute_env.deal import random_deals
+>>> from tute_env.engine.rules import make_rules
+>>> from tute_env.engine.deal import random_deals
 >>> import numpy as np
 >>> rules = make_rules("two_player")
 >>> game = ReferenceGame(rules, random_deals(rules, np.random.default_rng(0), 1)[0])

@@ -1,4 +1,4 @@
-"""``python -m agents.warmup``: fill numba's cache, so that a first use runs as fast as any later one.
+"""``python -m tute_lab.warmup``: fill numba's cache, so that a first use runs as fast as any later one.
 
 The rules core, the observation encoder and the heuristic bot's scorer are compiled by numba on
 first use (~10 s, see docs/startup.md) and cached (``cache=True``) beside their source or in
@@ -16,12 +16,12 @@ import time
 
 import numpy as np
 
-from tute_env import gym_env, tute_v0
-from tute_env.core import Game, random_legal_actions
-from tute_env.rules import make_rules
-from tute_env.solver import Solver
-
-from .registry import make_agent
+from agents.registry import make_agent
+from tute_env import tute_v0
+from tute_env.engine.core import Game, random_legal_actions
+from tute_env.engine.rules import make_rules
+from tute_env.envs import gym_env
+from tute_env.search.solver import Solver
 
 PRESETS = ("partnership", "two_player")
 
@@ -60,7 +60,7 @@ def main(argv=None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     if argv:
-        print("usage: python -m agents.warmup  (takes no arguments)", file=sys.stderr)
+        print("usage: python -m tute_lab.warmup  (takes no arguments)", file=sys.stderr)
         return 2
     start = time.perf_counter()
     warm_up()

@@ -54,11 +54,11 @@ tute_v0.env(variant="partnership", episode="hand", reward="win", render_mode=Non
 
 `variant`: the preset, one of `partnership` (default), `manita`, `two_player`,
 `two_player_10`, `three_player`, `corriente` ([presets](rules.md#presets) in `docs/rules.md`), or a
-`tute_env.rules.Rules`.
+`tute_env.engine.rules.Rules`.
 
 `**rule_options`: any [rule option](rules.md#options) of `docs/rules.md` overriding the preset,
 e.g. `stock_duty="strict"`, `singers="winner"`, `tute="off"`, `target_games=3` (see
-`tute_env.rules.Rules`).
+`tute_env.engine.rules.Rules`).
 
 `episode`: `"hand"` (default): an episode is one hand; `"match"`: an episode is a whole match
 (R10): hands are dealt one after the other, the next seat dealing (R2), until a side has
@@ -80,7 +80,7 @@ A bad argument raises `ValueError` naming it.
 The observation is a dictionary with an `'observation'` element, the flat int8 vector below,
 and an `'action_mask'` element (see Legal Actions Mask). Both are new arrays on every call.
 
-The vector is what the observing player may know, and nothing more (`tute_env.observation`).
+The vector is what the observing player may know, and nothing more (`tute_env.engine.observation`).
 Seats are relative to the observer (relative seat 0 is the observer, 1 the next seat in play
 order, ...), and so are sides (relative side 0 is the observer's side). Card pieces have one
 entry per card id (see Action Space), so a piece of n x 40 is n blocks of 40, by relative seat.
@@ -89,7 +89,7 @@ OBSERVATION_TABLE
 
 Values are 0/1 except `card_points` (0..120), `cante_points` (0..100), `last_won` and
 `tricks_played` (0..number of tricks) and `stock_size` (0..40); multiply by
-`tute_env.observation.observation_scale(rules)` to bring them into [0, 1].
+`tute_env.engine.observation.observation_scale(rules)` to bring them into [0, 1].
 
 With `episode="match"` the observation is the same: the match score is not in it, but in the
 infos at the end of each hand (and in `raw_env.match_score`).
@@ -117,7 +117,7 @@ for the others (PettingZoo's `TerminateIllegalWrapper`, in `env()`; `raw_env()` 
 | 45 | exchange the seven (or two) of trumps for the turned card (R7, two players) |
 | 46 | pass: decline a declaration turn (R8) |
 
-`tute_env.cards.action_str` and `action_id` convert between ids and strings (`"Ao"`,
+`tute_env.engine.cards.action_str` and `action_id` convert between ids and strings (`"Ao"`,
 `"sing-c"`, `"tute"`, `"exchange"`, `"pass"`). A declaration or an exchange keeps the turn; a
 card ends it.
 
@@ -165,7 +165,7 @@ format `"tute-record/1"` of [`docs/records.md`](records.md) (the deal, every act
 players labelled by `raw_env.players`, `player_0`... unless set; in a match, a match id and the
 hand's index (the id drawn from the seed, apart from the deals); no `time`, so that an info
 depends only on the seed and the actions), the same dict object in every agent's info;
-`raw_env.record()` gives the last one as a `tute_env.records.Record`. A hand's result stays in
+`raw_env.record()` gives the last one as a `tute_env.play.records.Record`. A hand's result stays in
 an agent's info until that agent acts again.
 
 ### State: four different things
@@ -175,11 +175,11 @@ The word means four things here, each with its own name:
 | name | what it is |
 |---|---|
 | `state()`, `state_space` | PettingZoo's global observation: the perfect-information vector below |
-| `raw_env.core_state` | the rules core's one-game `tute_env.core.State` (arrays), for reading |
+| `raw_env.core_state` | the rules core's one-game `tute_env.engine.core.State` (arrays), for reading |
 | `get_state()` / `set_state(snapshot)` | a snapshot of the whole env, to save and restore |
 | `pickle`, `copy.deepcopy` | carry that snapshot inside the pickled env (`__getstate__`) |
 
-`state()` is the perfect-information encoding (`tute_env.observation.encode_perfect_information`)
+`state()` is the perfect-information encoding (`tute_env.engine.observation.encode_perfect_information`)
 from the point of view of the agent to act (of `player_0` once the episode is over): the
 observation above followed by `hands` (n x 40, every hand by relative seat) and `stock` (40,
 the face-down stock as a set). `state_space` is its Box. Use it for centralised critics only.
@@ -188,7 +188,7 @@ the face-down stock as a set). `state_space` is its Box. Use it for centralised 
 infos, the random generator) and `set_state(snapshot)` restores it; `copy.deepcopy` and `pickle`
 keep the game in progress too (PettingZoo's `EzPickle` alone would rebuild a fresh env). On an env
 from `env()`, call `reset()` once before `set_state()` (the order-enforcing wrapper wants it).
-`raw_env.game` is the rules core (`tute_env.core.Game`) and `raw_env.core_state` its one-game
+`raw_env.game` is the rules core (`tute_env.engine.core.Game`) and `raw_env.core_state` its one-game
 `State`, for reading.
 
 ### Reset options
@@ -200,7 +200,7 @@ game, otherwise the turned card; `stock` only with a stock, in drawing order (`s
 drawn first), without the turned card. A malformed deal raises `ValueError` saying what is
 wrong. `options={"dealer": d}` deals at random with dealer d. Without either, the dealer is
 random. `options={"record": record}` plays a game record's deal again (a record dict, e.g. an
-info's `record` or a line of a records file, or a `tute_env.records.Record`; its rules must be
+info's `record` or a line of a records file, or a `tute_env.play.records.Record`; its rules must be
 this env's, else `ValueError`); playing the record's actions then reproduces its hand and
 result. In a match only the first hand is given; the next ones are dealt at random. Other keys
 are ignored.
@@ -210,9 +210,9 @@ are ignored.
 The env is thin: one core `State` of one game, the legal set cached per step, an observation
 computed only when asked for (`observe`) and at most once per agent and step. `bench/env_speed.py`
 measures it against PettingZoo's `leduc_holdem_v4`; the figures are in `docs/env_speed.md`.
-For training at scale use `tute_env.gym_env.TuteVectorEnv` or the core itself.
+For training at scale use `tute_env.envs.gym_env.TuteVectorEnv` or the core itself.
 
-This page is also `docs/tute_v0.md` (`python -m tute_env.tute_v0 > docs/tute_v0.md`).
+This page is also `docs/tute_v0.md` (`python -m tute_env.envs.tute_v0 > docs/tute_v0.md`).
 
 ### Version History
 
@@ -233,10 +233,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-from .cards import NUM_ACTIONS, action_str, as_action
-from .core import Game, State
-from .deal import Deal, Deals, random_deals
-from .observation import (
+from ..engine.cards import NUM_ACTIONS, action_str, as_action
+from ..engine.core import Game, State
+from ..engine.deal import Deal, Deals, random_deals
+from ..engine.observation import (
     PIECE_DOC,
     encode_observation,
     encode_perfect_information,
@@ -244,10 +244,10 @@ from .observation import (
     observation_scale,
     perfect_information_layout,
 )
-from .records import Record, RecordError, deal_at_start, finished_record, variant_of
+from ..engine.rules import PRESETS, Rules, make_rules
+from ..engine.scoring import EPISODES, REWARDS, Scoring, hand_info
+from ..play.records import Record, RecordError, deal_at_start, finished_record
 from .render import EnvRenderer
-from .rules import PRESETS, Rules, make_rules
-from .scoring import EPISODES, REWARDS, Scoring, hand_info
 
 __all__ = ["env", "parallel_env", "raw_env"]
 
@@ -257,7 +257,7 @@ _TABLE_PRESETS = ("partnership", "two_player", "three_player")
 
 
 def observation_table() -> str:
-    """The observation layout as a markdown table, generated from :mod:`tute_env.observation`
+    """The observation layout as a markdown table, generated from :mod:`tute_env.engine.observation`
     (the module docstring embeds it; a test keeps the two equal)."""
     layouts = [observation_layout(PRESETS[p]) for p in _TABLE_PRESETS]
     names = [name for name, _ in layouts[0].pieces]
@@ -275,7 +275,7 @@ def observation_table() -> str:
 
 
 __doc__ = __doc__.replace("OBSERVATION_TABLE", observation_table())
-DOC_HEADER = "<!-- Generated from tute_env/tute_v0.py: python -m tute_env.tute_v0 > docs/tute_v0.md -->\n"
+DOC_HEADER = "<!-- Generated from tute_env/envs/tute_v0.py: python -m tute_env.envs.tute_v0 > docs/tute_v0.md -->\n"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -385,7 +385,7 @@ def match_id(rng: np.random.Generator) -> str:
 
 class raw_env(AECEnv, EzPickle):
     """Tute as a PettingZoo AEC environment (see the module doc). Thin over the batched rules
-    core: one :class:`tute_env.core.State` of one game."""
+    core: one :class:`tute_env.engine.core.State` of one game."""
 
     metadata = {
         "render_modes": list(RENDER_MODES),
@@ -533,7 +533,7 @@ class raw_env(AECEnv, EzPickle):
         info = hand_info(res, 0)
         # Untimed: an info depends only on the seed and the actions (PettingZoo's seed_test).
         self._record = finished_record(self.rules, self._hand_deal, self.players, self._hand_actions, s, timed=False,
-                                       variant=self._variant_name(), match=self._match_id, hand=info["hand"])
+                                       match=self._match_id, hand=info["hand"])
         record = self._record.to_dict()
         for agent in self.agents:
             self.infos[agent] = copy.deepcopy(info)
@@ -552,11 +552,8 @@ class raw_env(AECEnv, EzPickle):
     def _start_record(self) -> None:
         self._hand_deal, self._hand_actions = deal_at_start(self.rules, self._core_state), []
 
-    def _variant_name(self) -> str:
-        return self.variant if isinstance(self.variant, str) else variant_of(self.rules)
-
     def record(self) -> Record | None:
-        """The game record (:class:`tute_env.records.Record`) of the last hand finished since
+        """The game record (:class:`tute_env.play.records.Record`) of the last hand finished since
         :meth:`reset`, None before one ends; ``record().to_dict()`` is the info's ``"record"``."""
         return self._record
 
@@ -673,9 +670,9 @@ def _register() -> None:
     except ImportError:  # older PettingZoo without a registry
         return
     if "tute_env/tute-v0" not in aec_registry:
-        register("aec", "tute_env/tute_v0", entry_point="tute_env.tute_v0:env")
+        register("aec", "tute_env/tute_v0", entry_point="tute_env.envs.tute_v0:env")
     if "tute_env/tute-v0" not in parallel_registry:
-        register("parallel", "tute_env/tute_v0", entry_point="tute_env.tute_v0:parallel_env")
+        register("parallel", "tute_env/tute_v0", entry_point="tute_env.envs.tute_v0:parallel_env")
 
 
 _register()

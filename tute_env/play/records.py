@@ -1,8 +1,8 @@
 """Game records: one finished hand as a JSON object, format ``"tute-record/1"`` (docs/records.md).
 
 >>> recorder = Recorder(rules, players=["heuristic", "greedy"], on_record=RecordWriter("games.jsonl"))
->>> table = Table(game, policies, seats, hooks=[recorder])     # the recorder sees every action
->>> table.advance(state)
+>>> seating = Seating(game, policies, seats, hooks=[recorder])     # the recorder sees every action
+>>> seating.advance(state)
 >>> recorder.end(state)                                          # the finished hands become records
 >>> records = load_records("games.jsonl")                        # validated and replayed
 >>> states = replay(records[0])                                  # through the core, action by action
@@ -10,7 +10,7 @@
 * :class:`Record`: the fields of the format (the rules, the deal, a label per seat, the actions
   as action strings, the result, optional match / hand / seed / time / version / meta);
   :meth:`Record.from_dict` validates a record and names the field that is wrong.
-* :class:`Recorder`: a table action hook (``tute_env.table``) that records B games at once,
+* :class:`Recorder`: a table action hook (``tute_env.play.seating``) that records B games at once,
   lanes dealt anew included; :meth:`Recorder.end` turns the hands that ended into records.
 * :func:`replay` plays a record again through the core (every action checked by the core's own
   legality) and returns the states; :func:`check` also compares the result; :func:`check_records`
@@ -32,13 +32,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .cards import NUM_ACTIONS, action_id, action_str, unpack_sets
-from .core import Game, State
-from .deal import Deal
-from .rules import PRESETS, Rules, option_names
+from ..engine.cards import NUM_ACTIONS, action_id, action_str, unpack_sets
+from ..engine.core import Game, State
+from ..engine.deal import Deal
+from ..engine.rules import Rules, nearest_preset, option_names
 
 __all__ = ["FORMAT", "Record", "RecordError", "RecordWriter", "Recorder", "check", "check_records", "deal_at_start",
-           "finished_record", "load_records", "parse_records", "replay", "variant_of"]
+           "finished_record", "load_records", "parse_records", "replay"]
 
 FORMAT = "tute-record/1"
 #: The fields every record has, in the order they are written.
@@ -64,7 +64,7 @@ class RecordError(ValueError):
 
 @dataclass
 class Record:
-    """One finished hand. ``actions`` are action strings (``tute_env.cards.action_str``) in the
+    """One finished hand. ``actions`` are action strings (``tute_env.engine.cards.action_str``) in the
     order played; ``result`` is ``{"points": [per side], "winner": side, "games": n}``."""
 
     rules: Rules
@@ -82,7 +82,7 @@ class Record:
 
     def __post_init__(self):
         if not self.variant:
-            self.variant = variant_of(self.rules)
+            self.variant = nearest_preset(self.rules)
 
     @property
     def action_ids(self) -> list[int]:
@@ -206,19 +206,6 @@ def _result_of(spec, rules: Rules) -> dict:
     return {"points": list(points), "winner": winner, "games": games}
 
 
-def variant_of(rules: Rules) -> str:
-    """The preset a record names for ``rules``: the preset equal to them, else the first preset
-    with the same players and hand size (the rules are then that preset with options changed),
-    else ``"custom"``. The record's ``rules`` field is what counts."""
-    for name, preset in PRESETS.items():
-        if preset == rules:
-            return name
-    for name, preset in PRESETS.items():
-        if (preset.num_players, preset.hand_size) == (rules.num_players, rules.hand_size):
-            return name
-    return "custom"
-
-
 @functools.lru_cache(maxsize=1)
 def project_version() -> str | None:
     """The installed tute_env version (None if it is not installed)."""
@@ -275,12 +262,12 @@ class _Hand:
 
 
 class Recorder:
-    """An action hook (``hook(state, lanes, actions)``, see :mod:`tute_env.table`) that records
+    """An action hook (``hook(state, lanes, actions)``, see :mod:`tute_env.play.seating`) that records
     every hand played in B games.
 
     A lane's hand is recorded from its first action on: the deal is read from the state the
     hook is called with when the next action is the hand's first (:func:`at_start`), which is
-    also how a lane dealt anew (``Table.advance(on_done=...)``, ``Game.reset_done``) starts a
+    also how a lane dealt anew (``Seating.advance(on_done=...)``, ``Game.reset_done``) starts a
     new record; a hand the recorder joined in the middle is not recorded. The hooks are called
     before actions are applied, so the end of a hand is the caller's to report:
     :meth:`end` (``state``, the finished lanes) makes their records from the core's result.
@@ -290,14 +277,14 @@ class Recorder:
     them; ``describe(lane)``: optional fields of the lane's record (``match``, ``hand``,
     ``seed``, ``meta``); both are asked when the hand starts. ``on_record(record)`` receives
     each record; without it they collect in :attr:`records`. ``variant``: the preset name the
-    records give (default :func:`variant_of`).
+    records give (default :func:`tute_env.engine.rules.nearest_preset`).
     """
 
     def __init__(self, rules: Rules, players: Sequence[str] | Callable[[int], Sequence[str]] | None = None,
                  on_record: Callable[[Record], object] | None = None, variant: str | None = None,
                  describe: Callable[[int], dict] | None = None):
         self.rules = rules
-        self.variant = variant or variant_of(rules)
+        self.variant = variant or nearest_preset(rules)
         self.players = players if players is not None else [f"player_{i}" for i in range(rules.num_players)]
         self.on_record, self.describe = on_record, describe
         self.records: list[Record] = []

@@ -1,29 +1,29 @@
 """The table: the one way policies take their seats and act, for B games at once.
 
 Evaluation, training, the Gymnasium views, the terminal play mode and the tests all run the
-seats that are not the caller's own through a :class:`Table`:
+seats that are not the caller's own through a :class:`Seating`:
 
->>> table = Table(game, [heuristic, greedy], seats)        # seats[b, seat]: a policy index, or LEARNER
->>> table.advance(state)                                   # the policies act until every game needs
->>> table.step(state, learner_actions)                     # a learner decision or is over
+>>> seating = Seating(game, [heuristic, greedy], seats)        # seats[b, seat]: a policy index, or LEARNER
+>>> seating.advance(state)                                   # the policies act until every game needs
+>>> seating.step(state, learner_actions)                     # a learner decision or is over
 
 * A **policy** is anything with ``act_batch(observations, masks) -> actions`` (:class:`Policy`):
-  (k, obs_size) int8 observations of :mod:`tute_env.observation` (the acting seat's information
+  (k, obs_size) int8 observations of :mod:`tute_env.engine.observation` (the acting seat's information
   set, nothing more) and (k, 47) bool masks in, k legal action ids out. The bots of ``agents``
   are policies; :class:`RandomPolicy` is the one built in.
 * ``seats`` is a (B, n) int array: the index in ``policies`` of the policy playing each seat of
   each game, or :data:`LEARNER` (-1) for a seat whose decisions the caller makes (a learner, a
   person at the terminal). It may be changed between calls (new seatings for new hands).
-* :meth:`Table.advance` lets the policies act in every game whose seat to act is not a
+* :meth:`Seating.advance` lets the policies act in every game whose seat to act is not a
   learner's, lanes grouped by policy (one ``act_batch`` call per policy and round), until each
   game waits for a learner or is over. With ``on_done`` it also reports finished games, deals
   them anew (the next seat dealing, R2) and plays on: the way to keep B games running.
-* :meth:`Table.step` applies actions chosen outside (a learner's), checked like every other.
+* :meth:`Seating.step` applies actions chosen outside (a learner's), checked like every other.
 * **Stacks**: policies whose ``stack`` attribute is one object (e.g. the opponent pool's
   snapshot networks, :class:`agents.ppo.PolicyStack`) are called together, once a round:
   ``stack.act_many([(policy, observations, masks, keys or None), ...])`` returns each policy's
   actions, what its own ``act_batch`` would choose. Only the number of calls changes.
-* **Keyed draws** (:mod:`tute_env.streams`): ``Table(..., streams=ids)`` gives each lane a
+* **Keyed draws** (:mod:`tute_env.play.streams`): ``Seating(..., streams=ids)`` gives each lane a
   stream id ((B,) integers; evaluation uses ``mix(deal seed, seating)``). A policy whose
   ``takes_keys`` attribute is true is then called as ``act_batch(observations, masks,
   keys=keys)``: ``keys[i] = mix(stream of the row's lane, n)`` for the lane's n-th decision at
@@ -46,12 +46,12 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from .cards import NUM_ACTIONS, action_str
-from .core import Game, State, is_legal, legal_actions_at, random_legal_actions
-from .observation import encode_observation
+from ..engine.cards import NUM_ACTIONS, action_str
+from ..engine.core import Game, State, is_legal, legal_actions_at, random_legal_actions
+from ..engine.observation import encode_observation
 from .streams import mix, uniforms
 
-__all__ = ["LEARNER", "ActionHook", "Policy", "RandomPolicy", "Table"]
+__all__ = ["LEARNER", "ActionHook", "Policy", "RandomPolicy", "Seating"]
 
 #: ``seats`` entry of a seat whose decisions the caller makes.
 LEARNER = -1
@@ -90,8 +90,8 @@ class RandomPolicy:
         return "random"
 
 
-class Table:
-    """Policies seated at B games of one :class:`~tute_env.core.Game` (see the module doc).
+class Seating:
+    """Policies seated at B games of one :class:`~tute_env.engine.core.Game` (see the module doc).
 
     ``policies``: the policies; ``seats``: (B, n) int, a policy index or :data:`LEARNER` per
     seat (a row may also be given as (n,) for every game alike); ``hooks``: action hooks;

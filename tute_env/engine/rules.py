@@ -179,6 +179,30 @@ def make_rules(preset: str | Rules = "partnership", **overrides) -> Rules:
     return base.replace(**overrides) if overrides else base
 
 
+def option_differences(rules: Rules, base: Rules) -> dict:
+    """The options of ``rules`` that differ from ``base``, by name, with ``rules``' values."""
+    return {name: getattr(rules, name) for name in option_names() if getattr(rules, name) != getattr(base, name)}
+
+
+def nearest_preset(rules: Rules) -> str:
+    """The preset ``rules`` are closest to: the one with the same players and hand size and the
+    fewest options changed (the first such in :data:`PRESETS` on a tie); a preset equal to
+    ``rules`` is its own nearest. Records name it as their ``variant``; :func:`rules_spec` builds on it."""
+    def distance(name):
+        base = PRESETS[name]
+        shape = (base.num_players, base.hand_size) != (rules.num_players, rules.hand_size)
+        return shape, len(option_differences(rules, base))
+
+    return min(PRESETS, key=distance)
+
+
+def rules_spec(rules: Rules) -> str:
+    """The arguments of :func:`make_rules` that give ``rules``: the nearest preset and the options
+    that differ from it, e.g. ``'two_player', tute='off'``."""
+    name = nearest_preset(rules)
+    return ", ".join([repr(name)] + [f"{k}={v!r}" for k, v in option_differences(rules, PRESETS[name]).items()])
+
+
 def parse_overrides(items) -> dict:
     """Rule overrides from command-line ``OPTION=VALUE`` strings, typed: ``["must_beat_partner=false",
     "target_games=5", "tute=off"]`` -> ``{"must_beat_partner": False, "target_games": 5, "tute": "off"}``

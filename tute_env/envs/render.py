@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import CARD_STRENGTH, DECISION_KINDS, FACES, NUM_CARDS, NUM_FACES, SUIT_NAMES, SUITS, card_str
-from .core import State
-from .rules import Rules
+from ..engine.cards import CARD_STRENGTH, DECISION_KINDS, FACES, NUM_CARDS, NUM_FACES, SUIT_NAMES, SUITS, card_str
+from ..engine.core import State
+from ..engine.rules import Rules
 
 #: Suit symbols: coin, cup, sword, club (Unicode has no Spanish suits).
 SUIT_SYMBOLS = ("\N{COIN}", "\N{TROPHY}", "\N{DAGGER KNIFE}", "\N{WOOD}")
@@ -340,11 +340,11 @@ class EnvRenderer:
     """What the environments render: ``"ansi"`` text (suit letters instead of symbols with
     ``plain``) or a drawn table (``"rgb_array"``, ``"human"``) of a one-game state, seen by the
     seat to act (every hand with ``show_all``), with the match score of a
-    :class:`tute_env.scoring.Scoring` in ``"match"`` episodes."""
+    :class:`tute_env.engine.scoring.Scoring` in ``"match"`` episodes."""
 
     def __init__(self, mode: str, show_all: bool = False, fps: int = 2, plain: bool = False):
         self.mode, self.show_all, self.fps, self.plain = mode, show_all, fps, plain
-        self._table: TableRenderer | None = None
+        self._picture: TableRenderer | None = None
 
     def render(self, rules: Rules, state: State, scoring=None):
         viewer = int(state.current[0]) if state.current[0] >= 0 else None
@@ -359,11 +359,11 @@ class EnvRenderer:
         if self.mode == "ansi":
             text = render_text(rules, state, viewer=viewer, show_all=self.show_all, symbols=not self.plain)
             return "\n".join([text, *("  " + line for line in extra)])
-        if self._table is None:
-            self._table = TableRenderer(human=self.mode == "human", fps=self.fps)
-        return self._table.render(rules, state, viewer=viewer, show_all=self.show_all, extra=extra)
+        if self._picture is None:
+            self._picture = TableRenderer(human=self.mode == "human", fps=self.fps)
+        return self._picture.render(rules, state, viewer=viewer, show_all=self.show_all, extra=extra)
 
     def close(self) -> None:
-        if self._table is not None:
-            self._table.close()
-            self._table = None
+        if self._picture is not None:
+            self._picture.close()
+            self._picture = None

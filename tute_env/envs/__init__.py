@@ -1,0 +1,10 @@
+"""The views: Tute as other libraries' environments, all over the one engine and seating layer.
+
+* ``args``: the argument and reset-option parsing every view shares (checked here, once);
+* ``render``: the text and drawn table of a game;
+* ``tute_v0``: the PettingZoo AEC environment (``from tute_env import tute_v0``);
+* ``gym_env``: the Gymnasium views, one learner against policies (:class:`TuteEnv`) and N games
+  on the batched core (:class:`TuteVectorEnv`).
+
+May import :mod:`tute_env.engine` and :mod:`tute_env.play`; not :mod:`tute_env.search`.
+"""
