@@ -14,7 +14,7 @@ From the learner's side a game is a single-agent episode: after its action the o
 until the learner is to act again or the hand ends, so the rollout buffer is the usual
 (num_steps, num_envs) one. The reward comes at the hand's end (``tute_env.engine.scoring``: zero-sum, +g for a win
 credited g games, -g for a loss, shared among losers with three players), plus a small zero-sum
-point-difference term: the reward ``TuteVectorEnv(reward="win", points_weight=...)`` gives.
+point-difference term: the reward ``TuteVectorEnv(reward="win", point_weight=...)`` gives.
 The seats are run by the table layer (``tute_env.play.seating``): the learner's seats are its LEARNER
 seats.
 

@@ -62,7 +62,7 @@ from .pimc import (
 from .ppo import PolicyNet, PPOAgent
 
 #: The weight of the point difference in the reward the shipped networks were trained with
-#: (``configs/partnership.yaml``, ``configs/two_player.yaml``: ``points_weight``); finished
+#: (``configs/partnership.yaml``, ``configs/two_player.yaml``: ``point_weight``); finished
 #: playouts are scored with it so that they are on the critic's scale.
 TRAINED_POINT_WEIGHT = 0.177
 

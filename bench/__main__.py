@@ -105,7 +105,7 @@ def core_rows(cfg: dict) -> list[dict]:
 def env_rates(cfg: dict) -> dict:
     out = {}
     for preset in PRESETS:
-        aec = statistics.median(aec_rate(tute_v0.env(variant=preset), cfg["seconds"], seed=r)
+        aec = statistics.median(aec_rate(tute_v0.env(preset=preset), cfg["seconds"], seed=r)
                                 for r in range(cfg["runs"]))
         vec = statistics.median(vector_rate(preset, VECTOR_ENVS, cfg["seconds"], seed=r) for r in range(cfg["runs"]))
         out[preset] = {"aec_decisions_per_s": aec, "vector_steps_per_s": vec}

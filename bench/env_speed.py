@@ -156,8 +156,8 @@ def main(argv=None) -> dict:
     for r in range(rounds):
         row = {"leduc": aec_rate(leduc_holdem_v4.env(), seconds, seed=r)}
         for p in presets:
-            row[p] = aec_rate(tute_v0.env(variant=p), seconds, seed=r)
-        row["raw"] = aec_rate(tute_v0.raw_env(variant="partnership"), seconds / 2, seed=r)
+            row[p] = aec_rate(tute_v0.env(preset=p), seconds, seed=r)
+        row["raw"] = aec_rate(tute_v0.raw_env(preset="partnership"), seconds / 2, seed=r)
         row["null"] = aec_rate(NullEnv.make(), seconds / 2, seed=r)
         row.update(core_parts("partnership", seconds / 2, seed=r))
         rows.append(row)

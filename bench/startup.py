@@ -110,7 +110,7 @@ t0 = time.perf_counter()
 from tute_env import tute_v0
 from tute_env.envs.gym_env import TuteEnv
 imported = time.perf_counter() - t0
-env = tute_v0.env(variant=PRESET)
+env = tute_v0.env(preset=PRESET)
 
 def env_mask():
     observation, _, termination, truncation, _ = env.last()

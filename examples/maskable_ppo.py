@@ -1,7 +1,7 @@
 """Train sb3-contrib's MaskablePPO on the single-agent Tute view, then play it against random.
 
     pip install sb3-contrib
-    python examples/maskable_ppo.py --variant two_player --timesteps 50000
+    python examples/maskable_ppo.py --preset two_player --timesteps 50000
 
 The learner plays seat 0 against ``--opponents`` (default ``random``; any bot name of
 ``agents.make_agent``, made here and passed to the env as a policy object) in the single-agent view
@@ -24,9 +24,9 @@ from tute_env.engine.rules import make_rules
 from tute_env.envs.gym_env import TuteEnv
 
 
-def make_env(variant: str, opponents: str, seed: int) -> TuteEnv:
+def make_env(preset: str, opponents: str, seed: int) -> TuteEnv:
     """The single-agent view against ``opponents``, a bot name (agents.make_agent)."""
-    env = TuteEnv(variant, opponents=make_agent(opponents, make_rules(variant), seed=seed), scaled=True)
+    env = TuteEnv(preset, opponents=make_agent(opponents, make_rules(preset), seed=seed), scaled=True)
     env.reset(seed=seed)
     return env
 
@@ -48,7 +48,7 @@ def evaluate(model, env: TuteEnv, episodes: int, seed: int) -> dict:
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variant", default="two_player")
+    parser.add_argument("--preset", default="two_player")
     parser.add_argument("--opponents", default="random")
     parser.add_argument("--timesteps", type=int, default=50_000)
     parser.add_argument("--n-steps", type=int, default=512)
@@ -61,8 +61,8 @@ def main(argv=None) -> dict:
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     try:
-        env = make_env(args.variant, args.opponents, args.seed)
-    except ValueError as err:  # an unknown variant or opponent
+        env = make_env(args.preset, args.opponents, args.seed)
+    except ValueError as err:  # an unknown preset or opponent
         parser.error(str(err))
     torch.set_num_threads(args.threads)
     model = MaskablePPO(
@@ -76,12 +76,12 @@ def main(argv=None) -> dict:
         verbose=0,
         device="cpu",
     )
-    untrained = evaluate(model, make_env(args.variant, args.opponents, args.seed + 1), args.eval_episodes, 10_000)
+    untrained = evaluate(model, make_env(args.preset, args.opponents, args.seed + 1), args.eval_episodes, 10_000)
     start = time.perf_counter()
     model.learn(total_timesteps=args.timesteps)
     seconds = time.perf_counter() - start
-    trained = evaluate(model, make_env(args.variant, args.opponents, args.seed + 1), args.eval_episodes, 10_000)
-    print(f"{args.variant} vs {args.opponents}: {args.timesteps} steps in {seconds:.1f} s")
+    trained = evaluate(model, make_env(args.preset, args.opponents, args.seed + 1), args.eval_episodes, 10_000)
+    print(f"{args.preset} vs {args.opponents}: {args.timesteps} steps in {seconds:.1f} s")
     print(f"  before training: win rate {untrained['win_rate']:.3f}, mean reward {untrained['mean_reward']:+.3f}")
     print(f"  after training:  win rate {trained['win_rate']:.3f}, mean reward {trained['mean_reward']:+.3f}")
     if args.save:

@@ -1,7 +1,7 @@
 """Train RLlib's PPO on tute_v0 through RLlib's own PettingZoo wrapper, with action masking.
 
     pip install -e '.[rllib]'      # ray[rllib]; it pins gymnasium==1.2.2 (tute_env needs >= 1.0)
-    python examples/rllib_ppo.py --variant two_player --iterations 20 --num-env-runners 1
+    python examples/rllib_ppo.py --preset two_player --iterations 20 --num-env-runners 1
 
 ``tute_v0.env()`` (the AEC env in PettingZoo's standard wrappers) goes into RLlib's
 ``PettingZooEnv`` (``ray.rllib.env.wrappers.pettingzoo_env``), RLlib's multi-agent API, unchanged:
@@ -57,7 +57,7 @@ POLICY = "shared"
 
 
 class TuteRLlibEnv(PettingZooEnv):
-    """``PettingZooEnv(tute_v0.env(variant=...))`` with observations as RLlib's masking module wants.
+    """``PettingZooEnv(tute_v0.env(preset=...))`` with observations as RLlib's masking module wants.
 
     ``{"observation": int8, "action_mask": int8}`` becomes ``{"observations": float32 in [0, 1],
     "action_mask": float32}``; everything else (turn order, rewards, infos, the illegal-action
@@ -66,9 +66,9 @@ class TuteRLlibEnv(PettingZooEnv):
 
     def __init__(self, config: dict | None = None):
         config = dict(config or {})
-        variant = config.pop("variant", "two_player")
-        super().__init__(tute_v0.env(variant=variant, **config))
-        self._scale = observation_scale(make_rules(variant))
+        preset = config.pop("preset", "two_player")
+        super().__init__(tute_v0.env(preset=preset, **config))
+        self._scale = observation_scale(make_rules(preset))
         n_actions = self.env.action_space(self.env.possible_agents[0]).n
         space = gym.spaces.Dict({
             "observations": gym.spaces.Box(0.0, 1.0, (len(self._scale),), np.float32),
@@ -108,7 +108,7 @@ def build_config(args):
 
     return (
         PPOConfig()
-        .environment(TuteRLlibEnv, env_config={"variant": args.variant})
+        .environment(TuteRLlibEnv, env_config={"preset": args.preset})
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner)
         .multi_agent(policies={POLICY}, policy_mapping_fn=lambda agent_id, episode, **kw: POLICY)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY: RLModuleSpec(
@@ -123,7 +123,7 @@ def build_config(args):
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variant", default="two_player")
+    parser.add_argument("--preset", default="two_player")
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--num-env-runners", type=int, default=1,
                         help="sampling processes (0: sample in the driver)")
@@ -140,8 +140,8 @@ def main(argv=None) -> dict:
         if getattr(args, name) < least:
             parser.error(f"--{name.replace('_', '-')} must be at least {least}, got {getattr(args, name)}")
     try:
-        make_rules(args.variant)
-    except ValueError as err:  # an unknown variant
+        make_rules(args.preset)
+    except ValueError as err:  # an unknown preset
         parser.error(str(err))
     try:
         import ray
@@ -189,7 +189,7 @@ def main(argv=None) -> dict:
             ray.shutdown()
     seconds = time.perf_counter() - start
     steps = history[-1]["env_steps"] if history else 0
-    print(f"{args.variant}: {steps} env steps in {seconds:.1f} s ({steps / seconds:,.0f} env steps/s)")
+    print(f"{args.preset}: {steps} env steps in {seconds:.1f} s ({steps / seconds:,.0f} env steps/s)")
     return {"history": history, "env_steps": steps, "seconds": seconds}
 
 

@@ -64,13 +64,13 @@ def fast_human_render(monkeypatch):
 # ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("preset", ALL_PRESETS)
 def test_api_test(preset):
-    api_test(tute_v0.env(variant=preset), num_cycles=200)
+    api_test(tute_v0.env(preset=preset), num_cycles=200)
 
 
 @pytest.mark.parametrize("kwargs", [
     dict(episode="match", target_games=2),
     dict(reward="points"),
-    dict(variant="two_player", episode="match", match="target_points", reward="points"),
+    dict(preset="two_player", episode="match", match="target_points", reward="points"),
 ])
 def test_api_test_other_episodes_and_rewards(kwargs):
     api_test(tute_v0.env(**kwargs), num_cycles=300)
@@ -78,7 +78,7 @@ def test_api_test_other_episodes_and_rewards(kwargs):
 
 @pytest.mark.parametrize("preset", ALL_PRESETS)
 def test_seed_test(preset):
-    seed_test(lambda: tute_v0.env(variant=preset), num_cycles=100)
+    seed_test(lambda: tute_v0.env(preset=preset), num_cycles=100)
 
 
 def test_a_finished_hands_info_does_not_depend_on_the_clock(monkeypatch):
@@ -88,7 +88,7 @@ def test_a_finished_hands_info_does_not_depend_on_the_clock(monkeypatch):
 
     def hand_infos(clock):
         monkeypatch.setattr(tute_env.play.records, "now_utc", lambda: clock)
-        env = tute_v0.env(variant="manita")
+        env = tute_v0.env(preset="manita")
         env.reset(seed=7)
         for agent in env.agent_iter():
             obs, _, termination, truncation, info = env.last()
@@ -106,7 +106,7 @@ def test_a_matchs_id_comes_from_the_seed_and_leaves_the_deals_alone():
     new match or another seed another id, and the deals are the hand episodes' deals."""
 
     def match_records(seed, episode="match", matches=2):
-        env = tute_v0.env(variant="two_player", episode=episode)
+        env = tute_v0.env(preset="two_player", episode=episode)
         records = []
         for m in range(matches):
             env.reset(seed=seed if m == 0 else None)
@@ -129,25 +129,25 @@ def test_a_matchs_id_comes_from_the_seed_and_leaves_the_deals_alone():
 
 @pytest.mark.parametrize("preset", ALL_PRESETS)
 def test_render_test(preset):
-    render_test(lambda render_mode=None: tute_v0.env(variant=preset, render_mode=render_mode))
+    render_test(lambda render_mode=None: tute_v0.env(preset=preset, render_mode=render_mode))
 
 
 @pytest.mark.parametrize("preset", ALL_PRESETS)
 def test_parallel_api_test(preset):
-    par = turn_based_aec_to_parallel(tute_v0.env(variant=preset))
+    par = turn_based_aec_to_parallel(tute_v0.env(preset=preset))
     parallel_api_test(par, num_cycles=200)
-    parallel_api_test(tute_v0.parallel_env(variant=preset), num_cycles=200)
+    parallel_api_test(tute_v0.parallel_env(preset=preset), num_cycles=200)
 
 
 @pytest.mark.parametrize("preset", ["partnership", "two_player", "three_player"])
 def test_state_test(preset):
-    pz_state_test(tute_v0.env(variant=preset), num_cycles=20)
+    pz_state_test(tute_v0.env(preset=preset), num_cycles=20)
 
 
 def test_registry_makes_the_env():
     import pettingzoo
 
-    env = pettingzoo.make("aec", "tute_env/tute_v0", variant="two_player")
+    env = pettingzoo.make("aec", "tute_env/tute_v0", preset="two_player")
     env.reset(seed=0)
     assert env.unwrapped.rules == PRESETS["two_player"]
     assert env.metadata["name"] == "tute_v0"
@@ -160,7 +160,7 @@ def test_registry_makes_the_env():
 # Seeding, snapshots
 # ----------------------------------------------------------------------------------------------
 def test_same_instance_reseed_replays_the_episode():
-    env = tute_v0.env(variant="partnership", episode="match", target_games=2)
+    env = tute_v0.env(preset="partnership", episode="match", target_games=2)
     runs = []
     for seed in (7, 7, 8):
         env.reset(seed=seed)
@@ -175,7 +175,7 @@ def test_same_instance_reseed_replays_the_episode():
 @pytest.mark.parametrize("preset", ["partnership", "two_player", "three_player"])
 @pytest.mark.parametrize("how", ["deepcopy", "pickle", "get_state"])
 def test_snapshot_round_trip_in_mid_game(preset, how):
-    env = tute_v0.env(variant=preset, episode="match", target_games=2)
+    env = tute_v0.env(preset=preset, episode="match", target_games=2)
     env.reset(seed=3)
     choose = random_policy(np.random.default_rng(1))
     for agent in env.agent_iter(23):  # into the game: tricks, maybe cantes and draws
@@ -185,7 +185,7 @@ def test_snapshot_round_trip_in_mid_game(preset, how):
     elif how == "pickle":
         other = pickle.loads(pickle.dumps(env))
     else:
-        other = tute_v0.env(variant=preset, episode="match", target_games=2)
+        other = tute_v0.env(preset=preset, episode="match", target_games=2)
         other.reset(seed=99)
         other.unwrapped.set_state(env.unwrapped.get_state())
     assert other.agent_selection == env.agent_selection
@@ -200,9 +200,9 @@ def test_snapshot_round_trip_in_mid_game(preset, how):
 
 
 def test_set_state_rejects_other_rules():
-    a = tute_v0.raw_env(variant="two_player")
+    a = tute_v0.raw_env(preset="two_player")
     a.reset(seed=0)
-    b = tute_v0.raw_env(variant="partnership")
+    b = tute_v0.raw_env(preset="partnership")
     b.reset(seed=0)
     with pytest.raises(ValueError, match="rules"):
         b.set_state(a.get_state())
@@ -211,7 +211,7 @@ def test_set_state_rejects_other_rules():
 
 
 def test_ezpickle_before_reset():
-    env = pickle.loads(pickle.dumps(tute_v0.env(variant="corriente", reward="points")))
+    env = pickle.loads(pickle.dumps(tute_v0.env(preset="corriente", reward="points")))
     assert env.unwrapped.rules == PRESETS["corriente"] and env.unwrapped.reward_kind == "points"
 
 
@@ -233,7 +233,7 @@ def test_scripted_deal_equals_the_core(preset):
         actions.append((int(state.current[0]), a))
         game.step(state, np.array([a]))
     # The same actions through the env, the deal given as card strings.
-    env = tute_v0.env(variant=preset)
+    env = tute_v0.env(preset=preset)
     env.reset(options={"deal": deal.to_dict()})
     raw = env.unwrapped
     for seat, a in actions:
@@ -260,7 +260,7 @@ def test_scripted_deal_equals_the_core(preset):
 def test_reset_with_a_deal_of_card_strings_and_a_dealer():
     rules = PRESETS["two_player"]
     deal = random_deals(rules, np.random.default_rng(0), 1, dealer=0)[0].to_dict()
-    env = tute_v0.env(variant="two_player")
+    env = tute_v0.env(preset="two_player")
     env.reset(options={"deal": deal})
     raw = env.unwrapped
     assert env.agent_selection == "player_1"  # the seat after the dealer leads (R2)
@@ -313,7 +313,7 @@ def test_bad_reset_options():
 # ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("preset", ["partnership", "two_player", "three_player"])
 def test_dead_steps_at_the_end_of_a_hand(preset):
-    env = tute_v0.env(variant=preset)
+    env = tute_v0.env(preset=preset)
     env.reset(seed=4)
     choose = random_policy(np.random.default_rng(4))
     n = env.unwrapped.rules.num_players
@@ -372,7 +372,7 @@ def test_raw_env_raises_on_illegal_and_bad_actions():
 
 
 def test_match_episode_deals_hands_until_the_target():
-    env = tute_v0.env(variant="two_player", episode="match", target_games=3)
+    env = tute_v0.env(preset="two_player", episode="match", target_games=3)
     env.reset(seed=2)
     raw = env.unwrapped
     choose = random_policy(np.random.default_rng(2))
@@ -393,7 +393,7 @@ def test_match_episode_deals_hands_until_the_target():
 
 
 def test_hand_result_stays_in_an_agents_info_until_it_acts():
-    env = tute_v0.env(variant="partnership", episode="match", target_games=3)
+    env = tute_v0.env(preset="partnership", episode="match", target_games=3)
     env.reset(seed=0)
     raw = env.unwrapped
     choose = random_policy(np.random.default_rng(0))
@@ -480,7 +480,7 @@ def test_scoring_target_games_counts_doubles():
 
 @pytest.mark.parametrize("preset", ["partnership", "three_player"])
 def test_points_reward_episode(preset):
-    env = tute_v0.env(variant=preset, reward="points")
+    env = tute_v0.env(preset=preset, reward="points")
     env.reset(seed=1)
     log = play(env, random_policy(np.random.default_rng(1)))
     final = {agent: reward for agent, action, reward in log if action is None}
@@ -495,7 +495,7 @@ def test_points_reward_episode(preset):
 @pytest.mark.parametrize(
     "kwargs, name",
     [
-        (dict(variant="bridge"), "variant"),
+        (dict(preset="bridge"), "preset"),
         (dict(episode="season"), "episode"),
         (dict(reward="money"), "reward"),
         (dict(render_mode="svg"), "render_mode"),
@@ -511,9 +511,9 @@ def test_bad_arguments_raise_value_error_naming_them(kwargs, name):
 
 
 def test_rule_options_override_the_preset():
-    env = tute_v0.env(variant="two_player", stock_duty="strict", exchange="off", target_games=3)
+    env = tute_v0.env(preset="two_player", stock_duty="strict", exchange="off", target_games=3)
     assert env.unwrapped.rules == make_rules("two_player", stock_duty="strict", exchange="off", target_games=3)
-    assert tute_v0.env(variant=make_rules("manita")).unwrapped.rules == PRESETS["manita"]
+    assert tute_v0.env(preset=make_rules("manita")).unwrapped.rules == PRESETS["manita"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -539,7 +539,7 @@ def test_observations_are_fresh_arrays_and_masks_only_for_the_agent_to_act():
 
 
 def test_state_is_the_perfect_information_encoding():
-    env = tute_v0.env(variant="two_player")
+    env = tute_v0.env(preset="two_player")
     env.reset(seed=0)
     raw = env.unwrapped
     choose = random_policy(np.random.default_rng(0))
@@ -553,7 +553,7 @@ def test_state_is_the_perfect_information_encoding():
 
 def test_observation_spaces_contain_observations_everywhere():
     for preset in ("partnership", "corriente", "three_player"):
-        env = tute_v0.env(variant=preset)
+        env = tute_v0.env(preset=preset)
         env.reset(seed=1)
         choose = random_policy(np.random.default_rng(1))
         for agent in env.agent_iter():
@@ -621,7 +621,7 @@ def test_ansi_render_shows_the_table():
 
 @pytest.mark.slow
 def test_rgb_render_and_close():
-    env = tute_v0.env(render_mode="rgb_array", variant="two_player")
+    env = tute_v0.env(render_mode="rgb_array", preset="two_player")
     env.reset(seed=0)
     img = env.render()
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
@@ -652,16 +652,16 @@ def test_render_without_mode_warns_and_returns_none():
 
 @pytest.mark.slow
 def test_ansi_plain_text_is_ascii_and_drawn_modes_without_pygame_name_the_extra():
-    env = tute_v0.env(variant="two_player", render_mode="ansi", plain=True)
+    env = tute_v0.env(preset="two_player", render_mode="ansi", plain=True)
     env.reset(seed=0)
     text = env.render()
     assert text.isascii() and "trump" in text
-    fancy = tute_v0.env(variant="two_player", render_mode="ansi")
+    fancy = tute_v0.env(preset="two_player", render_mode="ansi")
     fancy.reset(seed=0)
     assert not fancy.render().isascii()  # suit symbols by default
     code = ("import sys; sys.modules['pygame'] = None\n"
             "from tute_env import tute_v0\n"
-            "env = tute_v0.env(variant='two_player', render_mode='rgb_array'); env.reset(seed=0)\n"
+            "env = tute_v0.env(preset='two_player', render_mode='rgb_array'); env.reset(seed=0)\n"
             "try:\n    env.render()\nexcept ImportError as err:\n    print(err)\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert "pip install 'tute_env[render]'" in proc.stdout, proc.stdout + proc.stderr
@@ -671,7 +671,7 @@ def test_ansi_plain_text_is_ascii_and_drawn_modes_without_pygame_name_the_extra(
 def test_only_integer_actions_are_actions(action):
     from tute_env.envs.gym_env import TuteEnv
 
-    env = tute_v0.raw_env(variant="two_player")
+    env = tute_v0.raw_env(preset="two_player")
     env.reset(seed=0)
     before = env.core_state.copy()
     with pytest.raises(ValueError, match="integer action id"):
@@ -695,6 +695,6 @@ def test_only_integer_actions_are_actions(action):
 def test_malformed_deals_name_the_field(change, field):
     rules = make_rules("two_player")
     deal = random_deals(rules, np.random.default_rng(0), 1)[0].to_dict()
-    env = tute_v0.raw_env(variant="two_player")
+    env = tute_v0.raw_env(preset="two_player")
     with pytest.raises(ValueError, match=field):
         env.reset(options={"deal": {**deal, **change}})

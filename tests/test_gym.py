@@ -47,7 +47,7 @@ def fast_human_render(monkeypatch):
 # ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_check_env(preset):
-    env = gym.make("tute_env/Tute-v0", variant=preset)
+    env = gym.make("tute_env/Tute-v0", preset=preset)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # check_env's warnings count as failures here
         check_env(env.unwrapped)
@@ -56,7 +56,7 @@ def test_check_env(preset):
 
 def test_check_env_variants():
     for kwargs in (dict(control_partner=True, seat=1), dict(scaled=True), dict(episode="match", target_games=2),
-                   dict(variant="three_player", seat=2, reward="points")):
+                   dict(preset="three_player", seat=2, reward="points")):
         check_env(TuteEnv(**kwargs), skip_render_check=True)
 
 
@@ -173,9 +173,9 @@ def test_scaled_observations():
 
 
 def test_bad_arguments():
-    for kwargs, name in ((dict(seat=4), "seat"), (dict(control_partner=True, variant="two_player"), "control_partner"),
+    for kwargs, name in ((dict(seat=4), "seat"), (dict(control_partner=True, preset="two_player"), "control_partner"),
                          (dict(illegal_action="ignore"), "illegal_action"), (dict(scaled=1), "scaled"),
-                         (dict(variant="nope"), "variant"), (dict(foo=1), "foo"),
+                         (dict(preset="nope"), "preset"), (dict(foo=1), "foo"),
                          (dict(render_mode="x"), "render_mode")):
         with pytest.raises(ValueError, match=name):
             TuteEnv(**kwargs)
@@ -207,7 +207,7 @@ def test_match_episode_in_the_single_view():
 # Vector env
 # ----------------------------------------------------------------------------------------------
 def test_vector_env_metadata_and_spaces():
-    envs = gym.make_vec("tute_env/Tute-v0", num_envs=4, vectorization_mode="vector_entry_point", variant="two_player")
+    envs = gym.make_vec("tute_env/Tute-v0", num_envs=4, vectorization_mode="vector_entry_point", preset="two_player")
     assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     assert envs.num_envs == 4 and envs.action_space.shape == (4,)
     obs, infos = envs.reset(seed=0)
@@ -318,7 +318,7 @@ def test_maskable_ppo_example_smoke():
         import maskable_ppo
     finally:
         sys.path.pop(0)
-    result = maskable_ppo.main(["--variant", "two_player", "--timesteps", "256", "--n-steps", "128",
+    result = maskable_ppo.main(["--preset", "two_player", "--timesteps", "256", "--n-steps", "128",
                                 "--eval-episodes", "3"])
     assert result["trained"]["episodes"] == 3
     assert -1 <= result["trained"]["mean_reward"] <= 1
@@ -327,7 +327,7 @@ def test_maskable_ppo_example_smoke():
 @pytest.mark.slow
 @pytest.mark.parametrize("argv, message", [(["--timesteps", "0"], "--timesteps must be at least 1"),
                                            (["--opponents", "grandmaster"], "unknown agent 'grandmaster'"),
-                                           (["--variant", "nope"], "unknown preset 'nope'")])
+                                           (["--preset", "nope"], "unknown preset 'nope'")])
 def test_maskable_ppo_example_bad_arguments(argv, message):
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "maskable_ppo.py"), *argv], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)

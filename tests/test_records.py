@@ -192,7 +192,7 @@ def env_records(rules_args, episode, seed):
 
 @pytest.mark.parametrize("preset, options", MIXES, ids=MIX_IDS)
 def test_env_records_replay(preset, options):
-    _, records = env_records({"variant": preset, **options}, "match", seed=7)
+    _, records = env_records({"preset": preset, **options}, "match", seed=7)
     assert len(records) >= 1
     assert [r["hand"] for r in records] == list(range(len(records)))
     assert len({r["match"] for r in records}) == 1
@@ -204,7 +204,7 @@ def test_env_records_replay(preset, options):
 
 @pytest.mark.parametrize("preset", ["partnership", "two_player", "three_player"])
 def test_env_reset_with_a_record_plays_its_hand_again(preset):
-    env, (data,) = env_records({"variant": preset}, "hand", seed=11)
+    env, (data,) = env_records({"preset": preset}, "hand", seed=11)
     raw = env.unwrapped
     assert raw.record().to_dict() == data
     for options in ({"record": data}, {"record": raw.record()}, {"deal": data["deal"]}):
@@ -216,13 +216,13 @@ def test_env_reset_with_a_record_plays_its_hand_again(preset):
         assert again.result == data["result"]
     other = make_rules(preset, target_games=9)
     with pytest.raises(ValueError, match="rules differ from this env's in target_games"):
-        tute_v0.env(variant=other).reset(options={"record": data})
+        tute_v0.env(preset=other).reset(options={"record": data})
     with pytest.raises(ValueError, match="give only one of"):
         env.reset(options={"record": data, "dealer": 0})
 
 
 def test_env_players_label_the_records():
-    env = tute_v0.env(variant="two_player")
+    env = tute_v0.env(preset="two_player")
     env.unwrapped.players = ["me", "heuristic"]
     env.reset(seed=1)
     while not all(env.terminations.values()):

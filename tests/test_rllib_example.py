@@ -29,7 +29,7 @@ def rllib_ppo():
 def test_env_wrapper_is_rllib_multi_agent(rllib_ppo):
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-    env = rllib_ppo.TuteRLlibEnv({"variant": "two_player"})
+    env = rllib_ppo.TuteRLlibEnv({"preset": "two_player"})
     assert isinstance(env, MultiAgentEnv)
     obs, _ = env.reset(seed=3)
     (agent, o), = obs.items()
@@ -48,7 +48,7 @@ def test_env_wrapper_is_rllib_multi_agent(rllib_ppo):
 
 def test_an_illegal_action_ends_the_hand_without_a_result(rllib_ppo):
     """What the example's illegal_endings and zero-sum return checks look for."""
-    env = rllib_ppo.TuteRLlibEnv({"variant": "two_player"})
+    env = rllib_ppo.TuteRLlibEnv({"preset": "two_player"})
     obs, _ = env.reset(seed=3)
     (agent, o), = obs.items()
     _, rew, term, _, infos = env.step({agent: int(np.flatnonzero(o["action_mask"] == 0)[0])})
@@ -72,7 +72,7 @@ def test_rllib_ppo_trains_two_iterations_without_illegal_actions(rllib_ppo):
 
 @pytest.mark.parametrize("argv, message", [(["--iterations", "0"], "--iterations must be at least 1"),
                                            (["--num-env-runners", "-1"], "--num-env-runners must be at least 0"),
-                                           (["--variant", "nope"], "unknown preset 'nope'")])
+                                           (["--preset", "nope"], "unknown preset 'nope'")])
 def test_rllib_ppo_bad_arguments(argv, message):
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "rllib_ppo.py"), *argv], cwd=ROOT,
                           capture_output=True, check=False, text=True, timeout=120)

@@ -246,7 +246,7 @@ def test_training_reward_equals_the_env_reward_for_the_same_hands(preset):
     from tute_lab.training.selfplay import Pool, SelfPlayGames
     from tute_lab.training.settings import Args
 
-    args = Args(preset=preset, num_envs=64, bots=("random", "greedy"), points_weight=0.177)
+    args = Args(preset=preset, num_envs=64, bots=("random", "greedy"), point_weight=0.177)
     rules = make_rules(preset)
     rng = np.random.default_rng(0)
     pool = Pool(rules, args.bots, 0, 2, (16,), False)
@@ -272,7 +272,7 @@ def test_training_reward_equals_the_env_reward_for_the_same_hands(preset):
         states = _concat(states, s)
         seats = np.concatenate([seats, x])
     assert len(rewards) == states.batch_size > 20
-    env_rewards = Scoring(rules, "hand", "win", states.batch_size, points_weight=0.177).hand_over(
+    env_rewards = Scoring(rules, "hand", "win", states.batch_size, point_weight=0.177).hand_over(
         states, np.arange(states.batch_size))["rewards"][np.arange(states.batch_size), seats]
     np.testing.assert_allclose(rewards, env_rewards)
     # and what that reward is: the win (games credited, shared by losers) plus 0.177 x points / 230

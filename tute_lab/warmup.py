@@ -30,7 +30,7 @@ def warm_up(presets=PRESETS, hands: int = 2) -> None:
     """Play ``hands`` hands of each kind in each preset (compiling, or loading from the cache)."""
     rng = np.random.default_rng(0)
     for preset in presets:
-        env = tute_v0.env(variant=preset)
+        env = tute_v0.env(preset=preset)
         for hand in range(hands):
             env.reset(seed=hand)
             for agent in env.agent_iter():

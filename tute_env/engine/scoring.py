@@ -11,7 +11,7 @@ Rewards are per seat, zero-sum over the seats, batched over games:
 * :func:`points_rewards`: the seat's side's hand total minus the mean total of the other sides,
   divided by :data:`MAX_HAND_POINTS` (so in [-1, 1]);
 * :func:`hand_rewards`: the reward of a finished hand for ``reward="win"`` (the win, plus
-  ``points_weight`` times the points reward: the training's point-difference term) or
+  ``point_weight`` times the points reward: the training's point-difference term) or
   ``reward="points"`` (the points reward; a hand ended by a Tute counts as a win of 1);
 * :class:`Scoring`: hands and matches (R10) of B games: what each finished hand gives under an
   episode kind (``"hand"`` or ``"match"``), and when an episode is over.
@@ -58,15 +58,15 @@ def points_rewards(rules: Rules, totals: np.ndarray) -> np.ndarray:
     return ((totals - others) / MAX_HAND_POINTS)[:, sides_of_seats(rules)]
 
 
-def hand_rewards(rules: Rules, reward: str, winner, games, totals, tute, points_weight: float = 0.0) -> np.ndarray:
+def hand_rewards(rules: Rules, reward: str, winner, games, totals, tute, point_weight: float = 0.0) -> np.ndarray:
     """(B, n) rewards of finished hands: ``reward="win"``: :func:`win_rewards` of the games
-    credited plus ``points_weight`` times :func:`points_rewards`; ``reward="points"``:
+    credited plus ``point_weight`` times :func:`points_rewards`; ``reward="points"``:
     :func:`points_rewards`, except a hand ended by a Tute (``tute >= 0``), a win of 1."""
     if reward == "points":
         return np.where((np.asarray(tute) >= 0)[:, None], win_rewards(rules, winner, 1.0), points_rewards(rules, totals))
     out = win_rewards(rules, winner, games)
-    if points_weight:
-        out = out + points_weight * points_rewards(rules, totals)
+    if point_weight:
+        out = out + point_weight * points_rewards(rules, totals)
     return out
 
 
@@ -76,20 +76,20 @@ class Scoring:
     ``episode``: ``"hand"`` (an episode is a hand) or ``"match"`` (R10: until a side has
     ``target_games`` games or, with ``match="target_points"``, ``target_points`` points);
     ``reward``: ``"win"`` or ``"points"`` (see :func:`hand_rewards`; in a match, ``"win"`` pays
-    +-1 when the match ends, ``"points"`` every hand); ``points_weight``: the weight of the
+    +-1 when the match ends, ``"points"`` every hand); ``point_weight``: the weight of the
     point-difference term added to ``"win"`` hand rewards (training uses it; 0 by default).
 
     ``hand_over(state, lanes)`` is called for lanes whose hand has just ended (before they are
     dealt anew) and returns the rewards of that moment and which episodes are over.
     """
 
-    def __init__(self, rules: Rules, episode: str, reward: str, batch_size: int, points_weight: float = 0.0):
+    def __init__(self, rules: Rules, episode: str, reward: str, batch_size: int, point_weight: float = 0.0):
         if episode not in EPISODES:
             raise ValueError(f"bad episode {episode!r}: expected one of {EPISODES}")
         if reward not in REWARDS:
             raise ValueError(f"bad reward {reward!r}: expected one of {REWARDS}")
         self.rules, self.episode, self.reward = rules, episode, reward
-        self.points_weight = float(points_weight)
+        self.point_weight = float(point_weight)
         sides = rules.num_sides
         self.match_games = np.zeros((batch_size, sides), np.int32)
         self.match_points = np.zeros((batch_size, sides), np.int32)
@@ -112,7 +112,7 @@ class Scoring:
         tute = s.tute_declarer[lanes].astype(np.int64)
         out = {"points": totals, "winner": winner, "games": games, "tute": tute, "hand": self.hands[lanes].copy()}
         self.hands[lanes] += 1
-        rewards = hand_rewards(r, self.reward, winner, games, totals, tute, self.points_weight)
+        rewards = hand_rewards(r, self.reward, winner, games, totals, tute, self.point_weight)
         if self.episode == "hand":
             out["rewards"] = rewards
             out["episode_over"] = np.ones(len(winner), bool)

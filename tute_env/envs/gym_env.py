@@ -16,13 +16,13 @@ id: ``gymnasium.make("tute_env.envs.gym_env:tute_env/Tute-v0")``).
   last observation of the one that ended is in ``infos["final_obs"]`` (with
   ``infos["_final_obs"]`` saying which games ended). Every step is a learner decision.
 
-Both take the arguments of ``tute_v0.env`` (``variant``, rule options, ``episode``, ``reward``)
+Both take the arguments of ``tute_v0.env`` (``preset``, rule options, ``episode``, ``reward``)
 and give the learner the rewards ``tute_v0`` gives its seat (see its doc: zero-sum, at the end
 of a hand or match; ``tute_env.engine.scoring``). Besides:
 
-``points_weight`` (default 0): with ``reward="win"``, adds this weight times the points reward
+``point_weight`` (default 0): with ``reward="win"``, adds this weight times the points reward
 (the seat's side's hand total minus the others', / 230) to each hand's reward: the reward
-``train.py`` trains on (its ``points_weight``).
+``train.py`` trains on (its ``point_weight``).
 
 ``seat`` (default 0): the learner's seat. ``control_partner``: the learner plays ``seat + 2``
 as well (partnerships only); the reward is the side's reward, counted once.
@@ -147,7 +147,7 @@ class _LearnerGames:
     ended is dealt anew at once (the vector view), else left over (the single view)."""
 
     def __init__(self, rules: Rules, num: int, learner: np.ndarray, opponents, episode: str, reward: str,
-                 points_weight: float, autoreset: bool, where: str):
+                 point_weight: float, autoreset: bool, where: str):
         self.rules, self.game, self.autoreset = rules, Game(rules), autoreset
         self.learner = learner
         self.seat = int(np.flatnonzero(learner)[0])
@@ -167,9 +167,9 @@ class _LearnerGames:
             seats[seat] = index[key]
         self.seating = Seating(self.game, policies, seats)
         self.opponents = {seat: policies[k] for seat, k in enumerate(seats) if k != LEARNER}
-        if not isinstance(points_weight, (int, float)) or isinstance(points_weight, bool):
-            raise ValueError(f"bad argument points_weight={points_weight!r} for {where}: expected a number")
-        self.scoring = Scoring(rules, episode, reward, num, points_weight)
+        if not isinstance(point_weight, (int, float)) or isinstance(point_weight, bool):
+            raise ValueError(f"bad argument point_weight={point_weight!r} for {where}: expected a number")
+        self.scoring = Scoring(rules, episode, reward, num, point_weight)
         self.rng = np.random.default_rng()
         self.state = None
 
@@ -260,12 +260,12 @@ class TuteEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
-    def __init__(self, variant: str | Rules = "partnership", *, seat: int = 0, control_partner: bool = False,
-                 opponents="random", episode: str = "hand", reward: str = "win", points_weight: float = 0.0,
+    def __init__(self, preset: str | Rules = "partnership", *, seat: int = 0, control_partner: bool = False,
+                 opponents="random", episode: str = "hand", reward: str = "win", point_weight: float = 0.0,
                  illegal_action: str = "penalty", scaled: bool = False, render_mode: str | None = None,
                  show_all_hands: bool = False, plain: bool = False, **rule_options):
         where = "TuteEnv"
-        rules = parse_env_args(variant, episode, reward, render_mode, rule_options,
+        rules = parse_env_args(preset, episode, reward, render_mode, rule_options,
                                render_modes=tuple(self.metadata["render_modes"]), where=where)
         _check_common(illegal_action, scaled, where)
         for name, value in (("show_all_hands", show_all_hands), ("plain", plain)):
@@ -274,7 +274,7 @@ class TuteEnv(gymnasium.Env):
         self.rules, self.episode = rules, episode
         self.seat, self.control_partner = int(seat), control_partner
         self._games = _LearnerGames(rules, 1, _learner_seats(rules, seat, control_partner, where), opponents,
-                                    episode, reward, points_weight, autoreset=False, where=where)
+                                    episode, reward, point_weight, autoreset=False, where=where)
         self.opponents = self._games.opponents
         self.illegal_action, self.scaled = illegal_action, scaled
         self.render_mode = render_mode
@@ -346,20 +346,20 @@ class TuteVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int = 8, variant: str | Rules = "partnership", *, seat: int = 0,
+    def __init__(self, num_envs: int = 8, preset: str | Rules = "partnership", *, seat: int = 0,
                  control_partner: bool = False, opponents="random", episode: str = "hand", reward: str = "win",
-                 points_weight: float = 0.0, illegal_action: str = "penalty", scaled: bool = False,
+                 point_weight: float = 0.0, illegal_action: str = "penalty", scaled: bool = False,
                  render_mode: str | None = None, **rule_options):
         where = "TuteVectorEnv"
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"bad argument num_envs={num_envs!r} for {where}: expected a positive integer")
-        rules = parse_env_args(variant, episode, reward, render_mode, rule_options, render_modes=(), where=where)
+        rules = parse_env_args(preset, episode, reward, render_mode, rule_options, render_modes=(), where=where)
         _check_common(illegal_action, scaled, where)
         self.rules = rules
         self.seat, self.control_partner = int(seat), control_partner
         self.num_envs = int(num_envs)
         self._games = _LearnerGames(rules, self.num_envs, _learner_seats(rules, seat, control_partner, where),
-                                    opponents, episode, reward, points_weight, autoreset=True, where=where)
+                                    opponents, episode, reward, point_weight, autoreset=True, where=where)
         self.game, self.opponents = self._games.game, self._games.opponents
         self.illegal_action, self.scaled = illegal_action, scaled
         self.episode, self.reward_kind = episode, reward

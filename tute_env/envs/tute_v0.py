@@ -22,7 +22,7 @@ R1..R10 below); every rule option there is a keyword argument here.
 ```python
 from tute_env import tute_v0
 
-env = tute_v0.env(variant="partnership", render_mode="ansi")
+env = tute_v0.env(preset="partnership", render_mode="ansi")
 env.reset(seed=42)
 for agent in env.agent_iter():
     observation, reward, termination, truncation, info = env.last()
@@ -48,11 +48,11 @@ points wins the hand and one game, two with more than 100 points in the partners
 ### Arguments
 
 ``` python
-tute_v0.env(variant="partnership", episode="hand", reward="win", render_mode=None,
+tute_v0.env(preset="partnership", episode="hand", reward="win", render_mode=None,
             show_all_hands=False, plain=False, **rule_options)
 ```
 
-`variant`: the preset, one of `partnership` (default), `manita`, `two_player`,
+`preset`: the preset, one of `partnership` (default), `manita`, `two_player`,
 `two_player_10`, `three_player`, `corriente` ([presets](rules.md#presets) in `docs/rules.md`), or a
 `tute_env.engine.rules.Rules`.
 
@@ -281,16 +281,16 @@ DOC_HEADER = "<!-- Generated from tute_env/envs/tute_v0.py: python -m tute_env.e
 # ----------------------------------------------------------------------------------------------
 # Arguments
 # ----------------------------------------------------------------------------------------------
-def parse_env_args(variant, episode, reward, render_mode, rule_options, render_modes=RENDER_MODES,
+def parse_env_args(preset, episode, reward, render_mode, rule_options, render_modes=RENDER_MODES,
                    where="tute_v0.env") -> Rules:
     """Validate the env arguments shared by all views; returns the rules. Raises ``ValueError``
     naming the bad argument."""
-    if isinstance(variant, Rules):
-        base = variant
-    elif isinstance(variant, str) and variant in PRESETS:
-        base = PRESETS[variant]
+    if isinstance(preset, Rules):
+        base = preset
+    elif isinstance(preset, str) and preset in PRESETS:
+        base = PRESETS[preset]
     else:
-        raise ValueError(f"bad argument variant={variant!r} for {where}: expected one of {sorted(PRESETS)} or a Rules")
+        raise ValueError(f"bad argument preset={preset!r} for {where}: expected one of {sorted(PRESETS)} or a Rules")
     if episode not in EPISODES:
         raise ValueError(f"bad argument episode={episode!r} for {where}: expected one of {EPISODES}")
     if reward not in REWARDS:
@@ -394,16 +394,16 @@ class raw_env(AECEnv, EzPickle):
         "render_fps": 2,
     }
 
-    def __init__(self, variant: str | Rules = "partnership", episode: str = "hand", reward: str = "win",
+    def __init__(self, preset: str | Rules = "partnership", episode: str = "hand", reward: str = "win",
                  render_mode: str | None = None, show_all_hands: bool = False, plain: bool = False, **rule_options):
-        EzPickle.__init__(self, variant, episode, reward, render_mode, show_all_hands, plain, **rule_options)
+        EzPickle.__init__(self, preset, episode, reward, render_mode, show_all_hands, plain, **rule_options)
         super().__init__()
-        self.rules = parse_env_args(variant, episode, reward, render_mode, rule_options)
+        self.rules = parse_env_args(preset, episode, reward, render_mode, rule_options)
         for name, value in (("show_all_hands", show_all_hands), ("plain", plain)):
             if not isinstance(value, bool):
                 raise ValueError(f"bad argument {name}={value!r} for tute_v0.env: expected True or False")
         self.plain = plain
-        self.variant, self.episode, self.reward_kind = variant, episode, reward
+        self.preset, self.episode, self.reward_kind = preset, episode, reward
         self.render_mode, self.show_all_hands = render_mode, show_all_hands
         self.game = Game(self.rules)
         n = self.rules.num_players

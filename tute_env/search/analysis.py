@@ -7,7 +7,7 @@ all cards known (:mod:`tute_env.search.solver`), and what the move played lost a
 >>> worst = max((d for d in decisions if d.solved), key=lambda d: d.loss)
 >>> worst.ply, worst.seat, worst.action_str, worst.best_str, worst.loss
 
-A value is the seat to act's "win" hand reward (:mod:`tute_env.engine.scoring`, ``points_weight`` =
+A value is the seat to act's "win" hand reward (:mod:`tute_env.engine.scoring`, ``point_weight`` =
 ``point_weight``) under optimal play by every seat with every card known: the games its side
 wins (or its share of the games lost) plus ``point_weight`` times the point difference / 230.
 The loss of a move is the best action's value minus the value of the action played (0 for the

@@ -17,7 +17,7 @@ information set. Seats and sides are relative to the observer (0 = self).
 >>> from tute_env import tute_v0
 >>> from tute_env.engine.core import Game
 >>> from tute_env.search.infoset import DealSampler, build_states, deal_constraints, decode_infoset
->>> env = tute_v0.env(variant="two_player"); env.reset(seed=1)
+>>> env = tute_v0.env(preset="two_player"); env.reset(seed=1)
 >>> obs = env.observe(env.agent_selection)
 >>> info = decode_infoset(env.unwrapped.rules, obs["observation"][None], obs["action_mask"][None])
 >>> sampler = DealSampler(deal_constraints(info, 0))

@@ -14,7 +14,7 @@
 action of the seat to act when every seat plays optimally and every card is known: the hands,
 the stock in its drawing order and the turned card (double dummy). A value is the "win" hand
 reward of :mod:`tute_env.engine.scoring` for the seat to act (:func:`tute_env.engine.scoring.hand_rewards`
-with ``reward="win"`` and ``points_weight=point_weight``: the games won, or the loser's share
+with ``reward="win"`` and ``point_weight=point_weight``: the games won, or the loser's share
 of them, plus ``point_weight`` times the point difference / 230), the same number the reward
 of the finished hand gives. The seat's side maximises it and the other side(s) minimise it:
 with three players the search is *paranoid* (the seat to act against the other two). Every

@@ -145,7 +145,7 @@ class SelfPlayGames:
         def hands_over(lanes):
             s = self.state
             rewards = hand_rewards(self.rules, "win", s.winner[lanes], s.games[lanes], s.totals[lanes],
-                                   s.tute_declarer[lanes], self.args.points_weight)
+                                   s.tute_declarer[lanes], self.args.point_weight)
             seat = self.learner_seat(lanes)
             reward[lanes] = rewards[np.arange(lanes.size), seat]
             won = (s.winner[lanes] == np.array([self.rules.side_of(x) for x in seat])).astype(np.float64)

@@ -58,10 +58,10 @@ class Args:
     the trained networks grow without changing what they compute."""
     central_critic: bool = True
     """Value function reads the perfect-information state (training only)."""
-    points_weight: float = 0.177
+    point_weight: float = 0.177
     """Weight of the zero-sum point-difference term added to the win reward: the reward is
-    ``tute_env.engine.scoring.hand_rewards(reward="win", points_weight=...)``, the one
-    ``TuteVectorEnv(reward="win", points_weight=...)`` gives (the term is the point difference
+    ``tute_env.engine.scoring.hand_rewards(reward="win", point_weight=...)``, the one
+    ``TuteVectorEnv(reward="win", point_weight=...)`` gives (the term is the point difference
     / 230; 0.177 keeps the weight the shipped agents were trained with, 0.1 / 130)."""
     bots: tuple[str, ...] = ("random", "greedy", "heuristic")
     """Rule-based bots in the opponent pool."""
@@ -163,7 +163,7 @@ def check_args(args: Args) -> None:
         raise ValueError(f"num_minibatches ({args.num_minibatches}) must divide num_envs x num_steps "
                          f"({args.num_envs * args.num_steps})")
     for name, low, high in (("learning_rate", 0, None), ("clip_coef", 0, None), ("gamma", 0, 1),
-                            ("gae_lambda", 0, 1), ("partner_mix", 0, 1), ("points_weight", 0, None)):
+                            ("gae_lambda", 0, 1), ("partner_mix", 0, 1), ("point_weight", 0, None)):
         value = getattr(args, name)
         if not low <= value or (high is not None and value > high) or (name in ("learning_rate", "clip_coef")
                                                                         and value == 0):
