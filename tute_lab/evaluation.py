@@ -4,8 +4,8 @@ whose docstring has the command lines).
 >>> result = evaluate_pairing("two_player", "heuristic", "greedy", num_deals=2000)
 >>> result.win_rate, result.ci_low, result.ci_high
 
-Agents are named by strings (``random``, ``greedy``, ``heuristic``, ``pimc``, ``pimc:128``, ``ppo``,
-``search``, ``search:32``, a checkpoint path; see :func:`agents.make_agent`) or passed as :class:`agents.Agent` objects.
+Agents are named by specs (:func:`agents.make_agent`; the grammar is :mod:`agents.registry`'s) or passed as
+:class:`agents.Agent` objects.
 
 Method
 ------
@@ -528,12 +528,14 @@ class RoundRobinResult:
 
     def summary(self) -> str:
         width = max(10, *(len(a) for a in self.agents)) + 2
+        cell = max(16, width)  # a long spec (a path, pkg.module:Name) still leaves a space
         table, ci = self.win_rate_table(), self.ci_table()
         k = len(self.agents)
         lines = ["win rate of row vs column (95% CI half width)",
-                 " " * width + "".join(f"{a:>16}" for a in self.agents)]
+                 " " * width + "".join(f"{a:>{cell}}" for a in self.agents)]
         for i, a in enumerate(self.agents):
-            cells = "".join(f"{'-':>16}" if i == j else f"{f'{table[i, j]:.3f}+-{ci[i, j]:.3f}':>16}" for j in range(k))
+            cells = "".join(f"{'-':>{cell}}" if i == j else f"{f'{table[i, j]:.3f}+-{ci[i, j]:.3f}':>{cell}}"
+                            for j in range(k))
             lines.append(f"{a:<{width}}{cells}")
         ranked = sorted(self.ratings.items(), key=lambda kv: -kv[1]["ordinal"])
         lines.append("ratings (OpenSkill Plackett-Luce): "
