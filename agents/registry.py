@@ -272,7 +272,10 @@ def user_maker(spec: Spec) -> Callable[[Rules, int], Agent]:
 
 
 def _kind_of(obj) -> str:
-    return f"a class ({obj.__name__}, not an Agent subclass)" if isinstance(obj, type) else f"a {type(obj).__name__}"
+    if isinstance(obj, type):
+        return f"a class ({obj.__name__}, not an Agent subclass)"
+    name = type(obj).__name__
+    return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
 
 
 def _guarded(spec: Spec, make: Callable[[Rules, int], Agent]) -> Callable[[Rules, int], Agent]:
