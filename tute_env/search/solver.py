@@ -114,7 +114,7 @@ from ..engine.kernel import (
     side_of,
     step_lane,
 )
-from ..engine.rules import Rules, make_rules
+from ..engine.rules import Rules
 from ..engine.scoring import MAX_HAND_POINTS
 
 __all__ = ["MTD_STEPS", "Solver", "SolverBudgetExceeded"]
@@ -830,8 +830,8 @@ class Solver:
         max_seconds: float | None = None,  # seconds per lane before SolverBudgetExceeded
         merge_equivalent: bool = True,  # search one of each run of equivalent cards (exact either way)
     ):
-        self.rules = make_rules(rules)
-        self.game = Game(self.rules)
+        self.game = Game(rules)
+        self.rules = self.game.rules
         self.point_weight = float(point_weight)
         if not np.isfinite(self.point_weight):
             raise ValueError(f"point_weight must be a finite number, got {point_weight!r}")
