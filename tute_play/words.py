@@ -207,12 +207,6 @@ WORDS: dict[str, dict[str, str]] = {
 }
 
 
-def check_lang(lang: str) -> str:
-    if lang not in LANGS:
-        raise ValueError(f"bad language {lang!r}: expected one of {', '.join(LANGS)}")
-    return lang
-
-
 def word(lang: str, key: str, **fields) -> str:
     table = WORDS.get(lang, WORDS["en"])
     text = table.get(key, WORDS["en"][key])
