@@ -206,7 +206,7 @@ class _Hand:
     shown or turned at the start (-1 where unknown); ``cache``: resampling's samplers (not copied).
     """
 
-    __slots__ = ("spec", "deal", "remaining", "core", "events", "actions", "start", "opening", "deals", "cache")
+    __slots__ = ("actions", "cache", "core", "deal", "deals", "events", "opening", "remaining", "spec", "start")
 
     def __init__(self, spec: _Spec):
         self.spec = spec
@@ -576,21 +576,21 @@ class TuteObserver:
         return f"p{player} dealer:{t.deal[0]} dealt:{' '.join(mine)}"
 
     def _history_string(self, t: _Hand, player: int) -> str:
+        """``p1 start:<cards> dealer:3 card:Ro | 1:Ao 2:3o ... 1+Cb ... | hand:<cards>`` (seats
+        absolute; ``1+Cb``: seat 1 drew Cb; the hand now, every hand with ``ALL_PLAYERS``)."""
         start = t.start[player]
-        parts = [f"p{player}", f"start:{'?' if start is None else cards_str(cards_of(start))}",
-                 f"dealer:{t.opening[0]}", f"card:{card_str(t.opening[1]) if t.opening[1] >= 0 else '?'}", "|"]
+        head = (f"p{player} start:{'?' if start is None else cards_str(cards_of(start))} dealer:{t.opening[0]} "
+                f"card:{card_str(t.opening[1]) if t.opening[1] >= 0 else '?'}")
+        events = []
         for event in t.events:
             if t.visible(event, player):
                 seat, code = event >> 8, event & 255
-                if code >= _DRAW:
-                    parts.append(f"{seat}+{card_str(code & 63)}")
-                else:
-                    parts.append(f"{seat}:{action_str(code)}")
+                events.append(f"{seat}+{card_str(code & 63)}" if code >= _DRAW else f"{seat}:{action_str(code)}")
         if self.all_players:
-            parts.append("| hands:" + " / ".join(cards_str(cards_of(h)) for h in t.core.hands[0].tolist()))
+            now = "hands:" + " / ".join(cards_str(cards_of(h)) for h in t.core.hands[0].tolist())
         else:
-            parts.append(f"| hand:{cards_str(cards_of(int(t.core.hands[0, player])))}")
-        return " ".join(parts)
+            now = f"hand:{cards_str(cards_of(int(t.core.hands[0, player])))}"
+        return f"{head} | {' '.join(events)} | {now}"
 
     def _observation_string(self, t: _Hand, player: int) -> str:
         obs = self._encode(t.core, player)
