@@ -80,15 +80,16 @@ def main(argv=None) -> None:
     for name, params, label in GAMES:
         game = pyspiel.load_game(name, params)
         random_play(game, min(1.0, seconds))  # warm up: numba's cache, OpenSpiel's first calls
-        rows.append({"label": label, **random_play(game, seconds), "clone_us": clone_us(game, 200 if args.quick else 2000)})
+        clones = clone_us(game, 200 if args.quick else 2000)
+        rows.append({"label": label, **random_play(game, seconds), "clone_us": clones})
         loads.append(load_average())
     dominoes, oh_hell = rows[2]["actions_per_s"], rows[3]["actions_per_s"]
     lines = [
         "# python_tute through the pyspiel API",
         "",
-        f"Written by `python -m bench.openspiel_speed{' --quick' if args.quick else ''}` on {today()}: {machine()}, "
-        f"{'pinned to one core' if pinned else 'not pinned'}, load average {min(loads):.1f}-{max(loads):.1f} "
-        f"during the run, {seconds:g} s of random play per game. Rerun, do not edit.",
+        (f"Written by `python -m bench.openspiel_speed{' --quick' if args.quick else ''}` on {today()}: {machine()}, "
+         f"{'pinned to one core' if pinned else 'not pinned'}, load average {min(loads):.1f}-{max(loads):.1f} "
+         f"during the run, {seconds:g} s of random play per game. Rerun, do not edit."),
         "",
         "One Python loop of random play (`chance_outcomes` / `legal_actions`, `apply_action`), chance and decision",
         "nodes counted alike; `clone()` of a state 60 actions in. Targets: 3x python_team_dominoes, 0.25x oh_hell.",

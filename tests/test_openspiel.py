@@ -159,7 +159,8 @@ def test_returns_are_the_scoring_modules_for_both_rewards():
         for _ in range(3):
             state = random_game(game, rng)
             core = state.core
-            expected = hand_rewards(game.rules, reward, core.winner, core.games, core.totals, core.tute_declarer, weight)
+            expected = hand_rewards(game.rules, reward, core.winner, core.games, core.totals, core.tute_declarer,
+                                    weight)
             assert state.returns() == pytest.approx(expected[0].tolist())
             assert state.returns()[0] == state.returns()[2]  # shared within a partnership
             assert sum(state.returns()) == pytest.approx(0.0)
@@ -231,7 +232,8 @@ def test_information_state_string_is_the_players_view_of_the_history():
     start = [card_str(c) for c in range(40) if state._t.start[1] >> c & 1]
     head, events, now = state.information_state_string(1).split(" | ")
     assert head.startswith(f"p1 start:{' '.join(start)} dealer:{state.history()[0]} card:")
-    seen = [f"{pa.player}:{action_str(pa.action)}" for pa in state.full_history()[41:] if pa.action != PASS or pa.player == 1]
+    seen = [f"{pa.player}:{action_str(pa.action)}" for pa in state.full_history()[41:]
+            if pa.action != PASS or pa.player == 1]
     assert events.split() == seen  # every public action, its own passes, not the others'
     assert now == "hand:" + " ".join(card_str(c) for c in range(40) if int(state.core.hands[0, 1]) >> c & 1)
 
@@ -397,7 +399,7 @@ def test_the_ismcts_agent_plays_legal_games_at_a_table():
 
 def test_the_docs_page_snippet_runs():
     text = (ROOT / "docs" / "openspiel.md").read_text()
-    snippet = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    snippet = re.search(r"```python\n(.*?)```", text, re.DOTALL).group(1)
     namespace = {}
     exec(compile(snippet, "docs/openspiel.md", "exec"), namespace)  # noqa: S102 - the page's own example
     assert namespace["state"].is_terminal()

@@ -594,7 +594,8 @@ class TuteObserver:
 
     def _observation_string(self, t: _Hand, player: int) -> str:
         obs = self._encode(t.core, player)
-        layout = perfect_information_layout(self.spec.rules) if self.all_players else observation_layout(self.spec.rules)
+        rules = self.spec.rules
+        layout = perfect_information_layout(rules) if self.all_players else observation_layout(rules)
         pieces = layout.decode(obs)
         parts = [f"p{player}"]
         for name, blocks in self.card_pieces:
