@@ -31,6 +31,7 @@ LAYERS = [
     {"tute_env.engine.scoring", "tute_env.engine.observation"},
     {"tute_env.play"},
     {"tute_env.envs", "tute_env.search"},
+    {"tute_env.envs.openspiel"},
     {"agents"},
     {"tute_lab", "tute_play"},
     {"train", "evaluate"},
