@@ -21,6 +21,7 @@ import datetime
 import sys
 from collections.abc import Sequence
 
+from agents.base import MissingExtra
 from tute_env.engine.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_lab.evaluation import (
     DEFAULT_BATCH_DEALS,
@@ -87,10 +88,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_arguments(args, rules)
     except ValueError as err:
         parser.error(str(err))
+    except MissingExtra as err:  # --device without torch
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)
+        return 2
     try:
         return run(args, rules)
-    except ValueError as err:  # an agent that cannot be made (unknown name, bad spec or checkpoint)
-        print(f"{parser.prog}: error: {err}", file=sys.stderr)
+    except (ValueError, MissingExtra) as err:  # an agent that cannot be made (unknown name, bad spec or
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)  # checkpoint; a trained one without torch)
         return 2
 
 

@@ -35,10 +35,11 @@ two_player hand with a long stock the early decisions may be "not solved".
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agents.base import shipped_presets
+from agents.base import MissingExtra, shipped_presets
 from tute_env.engine.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_env.play.records import RecordWriter
 
@@ -164,6 +165,9 @@ def _main_play(parser: argparse.ArgumentParser, args: argparse.Namespace, io: Co
         bots = make_bots(rules, args.seat, opponent, args.partner, seed=args.seed or 0)
     except ValueError as err:
         parser.error(f"cannot make the agent: {err}")
+    except MissingExtra as err:  # a trained agent without torch: one line
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)
+        return 2
     try:
         writer = RecordWriter(args.record, mode="a") if args.record else None if args.no_history else open_history(io)
     except OSError as err:

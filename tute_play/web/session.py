@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from agents.base import shipped_presets
+from agents.base import MissingExtra, shipped_presets
 from tute_env.engine.cards import (
     CARD_POINTS,
     CARD_STRENGTH,
@@ -270,7 +270,10 @@ class WebGame:
         self.seat, self.match, self.seed = seat, match, seed
         self.lock = threading.Lock()
         self.game = Game(rules)
-        bots = make_bots(rules, seat, LEVELS[level], None, seed)
+        try:
+            bots = make_bots(rules, seat, LEVELS[level], None, seed)
+        except MissingExtra as err:  # a network level on a server without torch
+            raise BadRequest(str(err), 501) from None
         self.labels = ["human" if x == seat else LEVELS[level] for x in range(rules.num_players)]
         order = sorted(bots)
         self.seating = Seating(self.game, [bots[x] for x in order],
