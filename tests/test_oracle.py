@@ -65,7 +65,7 @@ def test_the_oracle_plays_legally_and_a_deal_alike_in_any_chunk():
 @pytest.mark.parametrize("argv, message", [
     (["--exact-from", "11"], "--exact-from must be a trick from 0 to 10"),
     (["--preset", "bridge"], "unknown preset 'bridge'"),
-    (["--opponent", "pimc:x", "--deals", "1"], "bad pimc spec 'x'"),
+    (["--opponent", "pimc:x", "--deals", "1"], "bad agent spec 'pimc:x'"),
     (["--deals", "0"], "--deals must be at least 1"),
     (["--deals", "1", "--json", "/no/such/dir/o.json"], "does not exist"),
     (["--opponent", "nobody", "--deals", "1"], "unknown agent 'nobody'"),

@@ -11,9 +11,9 @@ over the deals consistent with what it has seen, about 0.05 s a move), ``trained
 PPO agent) and ``expert`` (search: the same search over possible deals, played out by the
 shipped network and valued by its critic, a fraction of a second a move; the strongest in
 two_player, level with pimc in partnership), both offered for
-the presets that have a shipped network; ``--opponent`` takes any agent name
-or a trained checkpoint path instead (in the partnership game your partner plays at the same
-level unless ``--partner`` says otherwise).
+the presets that have a shipped network; ``--opponent`` takes any agent spec instead (a name, a
+checkpoint, your own ``pkg.module:Name``: the grammar is :mod:`agents.registry`'s, docs/agents.md;
+in the partnership game your partner plays at the same level unless ``--partner`` says otherwise).
 
 How to type moves: :mod:`tute_play.terminal`.
 
@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agents.base import MissingExtra, shipped_presets
+from agents.registry import spec_help
 from tute_env.engine.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_env.play.records import RecordWriter
 
@@ -61,8 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="override a rule option (repeatable), e.g. --set target_games=2")
     parser.add_argument("--level", default="medium", choices=sorted(LEVELS),
                         help="bot level (default medium): " + LEVEL_HELP.format(", ".join(shipped)))
-    parser.add_argument("--opponent", help="agent for the other seats instead of --level (a name or a checkpoint)")
-    parser.add_argument("--partner", help="agent for your partner (partnership game)")
+    parser.add_argument("--opponent", metavar="AGENT",
+                        help=f"agent for the other seats instead of --level: {spec_help()}")
+    parser.add_argument("--partner", metavar="AGENT", help="agent for your partner (partnership game), as --opponent")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the deals and the bots")
     parser.add_argument("--hands", type=int, default=None, help="stop after this many hands")
@@ -163,10 +165,8 @@ def _main_play(parser: argparse.ArgumentParser, args: argparse.Namespace, io: Co
     opponent = args.opponent or LEVELS[args.level]
     try:
         bots = make_bots(rules, args.seat, opponent, args.partner, seed=args.seed or 0)
-    except ValueError as err:
-        parser.error(f"cannot make the agent: {err}")
-    except MissingExtra as err:  # a trained agent without torch: one line
-        print(f"{parser.prog}: error: {err}", file=sys.stderr)
+    except (ValueError, MissingExtra) as err:  # a bad spec, an agent that cannot play these rules, or a
+        print(f"{parser.prog}: error: cannot make the agent: {err}", file=sys.stderr)  # trained one without torch
         return 2
     try:
         writer = RecordWriter(args.record, mode="a") if args.record else None if args.no_history else open_history(io)

@@ -109,13 +109,10 @@ for the others (PettingZoo's `TerminateIllegalWrapper`, in `env()`; `raw_env()` 
 
 ### Action Space
 
-| action id | meaning |
-|---|---|
-| 0..39 | play a card: id = suit * 10 + face; suits o c e b (oros, copas, espadas, bastos), faces A 2 3 4 5 6 7 S C R: `Ao`=0, `2o`=1, ..., `Ro`=9, `Ac`=10, ..., `Rb`=39 |
-| 40..43 | sing the cante (king and knight) of oros, copas, espadas, bastos (R8) |
-| 44 | declare Tute (R8b) |
-| 45 | exchange the seven (or two) of trumps for the turned card (R7, two players) |
-| 46 | pass: decline a declaration turn (R8) |
+Actions 0..39 play a card: id = suit * 10 + face, by suit (row) and face (column); the card's
+action string is face then suit (`Ao` = 0, `3c` = 12, `Rb` = 39). Actions 40..46 declare:
+
+ACTION_TABLE
 
 `tute_env.engine.cards.action_str` and `action_id` convert between ids and strings (`"Ao"`,
 `"sing-c"`, `"tute"`, `"exchange"`, `"pass"`). A declaration or an exchange keeps the turn; a
@@ -232,7 +229,20 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-from ..engine.cards import NUM_ACTIONS, action_str, as_action
+from ..engine.cards import (
+    EXCHANGE,
+    FACES,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    PASS,
+    SING_BASE,
+    SUIT_NAMES,
+    SUITS,
+    TUTE,
+    action_str,
+    as_action,
+    card_id,
+)
 from ..engine.core import Game, State
 from ..engine.deal import Deal, random_deals
 from ..engine.observation import (
@@ -270,7 +280,25 @@ def observation_table() -> str:
     return "\n".join(lines)
 
 
-__doc__ = __doc__.replace("OBSERVATION_TABLE", observation_table())
+_ACTION_MEANINGS = {TUTE: "declare Tute (R8b)", EXCHANGE: "exchange the seven (or two) of trumps for the turned "
+                    "card (R7, two players)", PASS: "pass: decline a declaration turn (R8)"}
+
+
+def action_table() -> str:
+    """The 47 action ids as markdown tables, generated from :mod:`tute_env.engine.cards`: playing a
+    card (id = suit * 10 + face), then the declarations (the module docstring embeds them)."""
+    lines = ["| play a card | " + " | ".join(FACES) + " |", "|---|" + "---|" * len(FACES)]
+    for suit, name in zip(SUITS, SUIT_NAMES):
+        lines.append(f"| `{suit}` ({name}) | " + " | ".join(str(card_id(face + suit)) for face in FACES) + " |")
+    lines += ["", "| action id | string | meaning |", "|---|---|---|"]
+    for action in range(NUM_CARDS, NUM_ACTIONS):
+        meaning = (f"sing the cante (king and knight) of {SUIT_NAMES[action - SING_BASE]} (R8)" if action < TUTE
+                   else _ACTION_MEANINGS[action])
+        lines.append(f"| {action} | `{action_str(action)}` | {meaning} |")
+    return "\n".join(lines)
+
+
+__doc__ = __doc__.replace("OBSERVATION_TABLE", observation_table()).replace("ACTION_TABLE", action_table())
 DOC_HEADER = "<!-- Generated from tute_env/envs/tute_v0.py: python -m tute_env.envs.tute_v0 > docs/tute_v0.md -->\n"
 
 

@@ -4,8 +4,8 @@ whose docstring has the command lines).
 >>> result = evaluate_pairing("two_player", "heuristic", "greedy", num_deals=2000)
 >>> result.win_rate, result.ci_low, result.ci_high
 
-Agents are named by strings (``random``, ``greedy``, ``heuristic``, ``pimc``, ``pimc:128``, ``ppo``,
-``search``, ``search:32``, a checkpoint path; see :func:`agents.make_agent`) or passed as :class:`agents.Agent` objects.
+Agents are named by specs (:func:`agents.make_agent`; the grammar is :mod:`agents.registry`'s) or passed as
+:class:`agents.Agent` objects.
 
 Method
 ------

@@ -54,12 +54,14 @@ class RoundRobinResult:
 
     def summary(self) -> str:
         width = max(10, *(len(a) for a in self.agents)) + 2
+        cell = max(16, width)  # a long spec (a path, pkg.module:Name) still leaves a space
         table, ci = self.win_rate_table(), self.ci_table()
         k = len(self.agents)
         lines = ["win rate of row vs column (95% CI half width)",
-                 " " * width + "".join(f"{a:>16}" for a in self.agents)]
+                 " " * width + "".join(f"{a:>{cell}}" for a in self.agents)]
         for i, a in enumerate(self.agents):
-            cells = "".join(f"{'-':>16}" if i == j else f"{f'{table[i, j]:.3f}+-{ci[i, j]:.3f}':>16}" for j in range(k))
+            cells = "".join(f"{'-':>{cell}}" if i == j else f"{f'{table[i, j]:.3f}+-{ci[i, j]:.3f}':>{cell}}"
+                            for j in range(k))
             lines.append(f"{a:<{width}}{cells}")
         ranked = sorted(self.ratings.items(), key=lambda kv: -kv[1]["ordinal"])
         lines.append("ratings (OpenSkill Plackett-Luce): "
