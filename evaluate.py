@@ -93,8 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return run(args, rules)
-    except (ValueError, MissingExtra) as err:  # an agent that cannot be made (unknown name, bad spec or
-        print(f"{parser.prog}: error: {err}", file=sys.stderr)  # checkpoint; a trained one without torch)
+    except (ValueError, MissingExtra) as err:  # an agent that cannot be made (bad name, spec, checkpoint; no torch)
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)
         return 2
 
 
