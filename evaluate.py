@@ -7,8 +7,8 @@
     python evaluate.py --teams heuristic greedy greedy greedy      # heuristic+greedy vs greedy+greedy
     python evaluate.py heuristic pimc --preset two_player --deals 200 --ray local --num-workers 2
 
-Agents are named by strings (``random``, ``greedy``, ``heuristic``, ``pimc``, ``pimc:128``, ``ppo``,
-``search``, ``search:32``, a checkpoint path; see :func:`agents.make_agent`). The method (held-out
+Agents are named by specs (``heuristic``, ``pimc:128``, a checkpoint, ``yourmod:YourAgent``: the grammar is
+:mod:`agents.registry`'s, listed by ``--help``; docs/agents.md). The method (held-out
 deals, duplicate seatings, confidence intervals, ratings) and the library calls are
 :mod:`tute_lab.evaluation`'s. Bad input is one short message and exit code 2.
 """
@@ -22,6 +22,7 @@ import sys
 from collections.abc import Sequence
 
 from agents.base import MissingExtra
+from agents.registry import check_spec, spec_help, spec_lines
 from tute_env.engine.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_lab.evaluation import (
     DEFAULT_BATCH_DEALS,
@@ -42,9 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tute-evaluate",
         description="Measure Tute bots with duplicate deals (win rate with 95% CI, points, games, ratings).",
+        epilog="\n".join(["agents (AGENT, A B C D):", *spec_lines()]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("agents", nargs="*",
-                        help="two agents A B (random, greedy, heuristic, pimc, pimc:N, ppo, search, search:N, a checkpoint)")
+    parser.add_argument("agents", nargs="*", help=f"two agents A B: {spec_help()}")
     parser.add_argument("--round-robin", nargs="+", metavar="AGENT", help="every pair of these agents, with ratings")
     parser.add_argument("--teams", nargs=4, metavar=("A", "B", "C", "D"), help="mixed partnerships: A+B vs C+D")
     parser.add_argument("--preset", default="partnership", choices=sorted(PRESETS))
@@ -92,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{parser.prog}: error: {err}", file=sys.stderr)
         return 2
     try:
+        for spec in args.agents or args.round_robin or args.teams:
+            check_spec(spec)  # before any game: a bad last agent of a round robin is named at once
         return run(args, rules)
     except (ValueError, MissingExtra) as err:  # an agent that cannot be made (bad name, spec, checkpoint; no torch)
         print(f"{parser.prog}: error: {err}", file=sys.stderr)

@@ -1,11 +1,11 @@
 """Players for tute_env: baseline bots, search, and trained agents, behind one interface.
 
 >>> from agents import make_agent
->>> bot = make_agent("heuristic", rules)          # also "random", "greedy", "pimc", "pimc:128",
->>> actions = bot.act_batch(observations, masks)  # "ppo", "search", "search:N" or a checkpoint path
+>>> bot = make_agent("heuristic", rules)          # any agent spec: "pimc:128", a checkpoint, "mymod:MyAgent"
+>>> actions = bot.act_batch(observations, masks)  # (the grammar: agents.registry, docs/agents.md)
 """
 
 from .base import Agent, RandomAgent
-from .registry import agent_names, make_agent
+from .registry import AgentSpecError, agent_names, make_agent
 
-__all__ = ["Agent", "RandomAgent", "agent_names", "make_agent"]
+__all__ = ["Agent", "AgentSpecError", "RandomAgent", "agent_names", "make_agent"]

@@ -4,7 +4,6 @@ the trained ones need (the ``[train]`` extra)."""
 from __future__ import annotations
 
 import importlib
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -55,28 +54,6 @@ class RandomAgent(Agent):
     name = "random"
     takes_keys = True
     act_batch = RandomPolicy.act_batch  # the table's built-in policy, on this agent's seed and rng
-
-
-class Timed:
-    """A policy that times its wrapped policy: ``seconds[k]`` and ``choices[k]`` (legal actions
-    of the first row) of the k-th ``act_batch`` call, for per-move benchmarks at a table."""
-
-    def __init__(self, policy):
-        self.policy, self.seconds, self.choices = policy, [], []
-
-    @property
-    def takes_keys(self) -> bool:
-        return getattr(self.policy, "takes_keys", False)
-
-    def act_batch(self, observations, masks, **keys):
-        start = time.perf_counter()
-        actions = self.policy.act_batch(observations, masks, **keys)
-        self.seconds.append(time.perf_counter() - start)
-        self.choices.append(int(np.asarray(masks)[0].sum()))
-        return actions
-
-    def __repr__(self) -> str:
-        return f"Timed({self.policy!r})"
 
 
 #: Where the shipped trained agents are, one per preset: ``<preset>.pt``.

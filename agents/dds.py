@@ -34,7 +34,7 @@ from tute_env.engine.rules import Rules
 from tute_env.search.infoset import InfoSet, build_states
 from tute_env.search.solver import Solver, SolverBudgetExceeded
 
-from .pimc import PIMCAgent, row_sampler, samples_needed, spec_samples
+from .pimc import PIMCAgent, row_sampler, samples_needed
 
 
 class DDSAgent(PIMCAgent):
@@ -67,11 +67,6 @@ class DDSAgent(PIMCAgent):
         self.last_exact = False
         """Whether the last decision searched was solved exactly (else pimc played it)."""
         self.name = f"dds:{self.dds_samples}"
-
-    @classmethod
-    def from_spec(cls, arg: str, rules: Rules, seed: int = 0) -> DDSAgent:
-        """``"32"``: 32 deals solved per late decision."""
-        return cls(rules, seed=seed, num_samples=spec_samples("dds", arg))
 
     def is_late(self, info: InfoSet, row: int) -> bool:
         """No face-down stock left and at most ``exact_cards`` cards in hand."""

@@ -283,14 +283,6 @@ def searched_rows(masks: np.ndarray, out: np.ndarray) -> list[int]:
     return rows
 
 
-def spec_samples(name: str, arg: str) -> int:
-    """The number of samples of a spec ``name:arg`` (``pimc:128``)."""
-    try:
-        return int(arg)
-    except ValueError:
-        raise ValueError(f"bad {name} spec {arg!r}: expected a number of samples, e.g. '{name}:128'") from None
-
-
 def row_generator(agent: Agent, keys, row: int) -> np.random.Generator:
     """Row ``row``'s random generator: ``streams.generator(mix(agent.seed, keys[row]))`` with
     keys, else the agent's own ``rng``."""
@@ -350,11 +342,6 @@ class PIMCAgent(Agent):
         self.last_values: dict[int, float] = {}
         """Mean score of each candidate action at the last decision searched."""
         self.name = f"pimc:{self.num_samples}"
-
-    @classmethod
-    def from_spec(cls, arg: str, rules: Rules, seed: int = 0) -> PIMCAgent:
-        """``"128"``: 128 samples per decision."""
-        return cls(rules, seed=seed, num_samples=spec_samples("pimc", arg))
 
     takes_keys = True
 

@@ -194,15 +194,6 @@ class PPOAgent(Agent):
                          "as preset; pass a checkpoint path instead")
 
     @classmethod
-    def from_spec(cls, arg: str, rules: Rules, seed: int = 0, device: str = "cpu") -> PPOAgent:
-        """``"sample"``: the shipped agent of these rules, sampling its actions."""
-        if arg != "sample":
-            raise ValueError(f"bad ppo spec {arg!r}: expected 'ppo' or 'ppo:sample' (or a checkpoint path)")
-        agent = cls(rules, seed=seed, greedy=False, device=device)
-        agent.name = "ppo:sample"
-        return agent
-
-    @classmethod
     def from_checkpoint(cls, path: str | Path, rules: Rules, seed: int = 0, device: str = "cpu") -> PPOAgent:
         data = load_checkpoint(path)
         if rules_of(data) != rules:

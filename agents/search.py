@@ -56,7 +56,6 @@ from .pimc import (
     row_sampler,
     samples_needed,
     searched_rows,
-    spec_samples,
 )
 
 with train_extra("the search agent"):  # without torch: one line naming the [train] extra
@@ -126,11 +125,6 @@ class SearchAgent(Agent):
         self.last_values: dict[int, float] = {}
         """Mean value of each candidate action at the last decision searched (the last row)."""
         self.name = f"search:{self.num_samples}"
-
-    @classmethod
-    def from_spec(cls, arg: str, rules: Rules, seed: int = 0) -> SearchAgent:
-        """``"64"``: 64 samples per decision."""
-        return cls(rules, seed=seed, num_samples=spec_samples("search", arg))
 
     # -- the network ------------------------------------------------------------------------
     @torch.no_grad()

@@ -1,4 +1,4 @@
-"""Shared helpers for benchmarks: machine description, medians, pinning."""
+"""Shared helpers for benchmarks: machine description, medians, pinning, timing a policy (:class:`Timed`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import statistics
 import subprocess
 import time
 
+import numpy as np
+
 
 def machine() -> str:
     """CPU model, core count and Python/numpy versions, for the record."""
@@ -19,9 +21,7 @@ def machine() -> str:
         model = next(line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("Model name"))
     except (OSError, subprocess.CalledProcessError, StopIteration):
         pass
-    import numpy
-
-    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy {numpy.__version__}"
+    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}"
 
 
 def show(figures: dict, path: str | None = None) -> None:
@@ -89,3 +89,25 @@ def timed(fn, *args):
     start = time.perf_counter()
     out = fn(*args)
     return out, time.perf_counter() - start
+
+
+class Timed:
+    """A policy that times its wrapped policy: ``seconds[k]`` and ``choices[k]`` (legal actions
+    of the first row) of the k-th ``act_batch`` call, for per-move benchmarks at a table."""
+
+    def __init__(self, policy):
+        self.policy, self.seconds, self.choices = policy, [], []
+
+    @property
+    def takes_keys(self) -> bool:
+        return getattr(self.policy, "takes_keys", False)
+
+    def act_batch(self, observations, masks, **keys):
+        start = time.perf_counter()
+        actions = self.policy.act_batch(observations, masks, **keys)
+        self.seconds.append(time.perf_counter() - start)
+        self.choices.append(int(np.asarray(masks)[0].sum()))
+        return actions
+
+    def __repr__(self) -> str:
+        return f"Timed({self.policy!r})"

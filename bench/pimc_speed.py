@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Timed
 from agents.pimc import PIMCAgent
 from tute_env.engine.core import Game
 from tute_env.engine.rules import PRESETS
 from tute_env.play.seating import Seating
 
-from .common import machine, start_move_bench, today, write_page
+from .common import Timed, machine, start_move_bench, today, write_page
 
 
 class _Searched:

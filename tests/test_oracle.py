@@ -59,13 +59,13 @@ def test_the_oracle_plays_legally_and_a_deal_alike_in_any_chunk():
     part, _ = oracle.run("partnership", "random", 2, seed_start=first + 1, agent_seed=first, exact_from=late)
     assert len(seen.seconds) > 0  # it searched (the table checked every action's legality)
     np.testing.assert_array_equal(whole.deal_scores[1:], part.deal_scores)
-    assert oracle.evaluation.Seating is oracle.Seating  # the evaluation's table is restored
+    assert oracle.playing.Seating is oracle.Seating  # the evaluation's table is restored
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--exact-from", "11"], "--exact-from must be a trick from 0 to 10"),
     (["--preset", "bridge"], "unknown preset 'bridge'"),
-    (["--opponent", "pimc:x", "--deals", "1"], "bad pimc spec 'x'"),
+    (["--opponent", "pimc:x", "--deals", "1"], "bad agent spec 'pimc:x'"),
     (["--deals", "0"], "--deals must be at least 1"),
     (["--deals", "1", "--json", "/no/such/dir/o.json"], "does not exist"),
     (["--opponent", "nobody", "--deals", "1"], "unknown agent 'nobody'"),

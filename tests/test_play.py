@@ -171,8 +171,8 @@ def test_help_names_each_level_and_how_to_type_a_move():
     text = subprocess.run([sys.executable, "-m", "tute_play", "--help"], cwd=root, capture_output=True, text=True,
                           timeout=300).stdout
     text = " ".join(text.split())
-    for words in ("easy = greedy", "medium = heuristic", "hard = pimc", "trained = the shipped PPO agent",
-                  "expert = search (pimc played out", "(trained and expert: presets partnership, two_player)", "faces A 2 3 4 5 6 7 S C R", "sing-o", "tricks"):
+    for words in ("easy = greedy", "medium = heuristic", "hard = pimc", "trained = ppo (the shipped network",
+                  "expert = search (pimc whose playouts", "(trained and expert: presets partnership, two_player)", "faces A 2 3 4 5 6 7 S C R", "sing-o", "tricks"):
         assert words in text
 
 

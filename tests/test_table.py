@@ -295,7 +295,8 @@ def _concat(a, b):
 def test_only_the_table_agents_and_tests_call_act_batch():
     calls = []
     for rel, tree in python_files():
-        if rel.parts[0] in ("agents", "tests") or rel == Path("tute_env/play/seating.py"):
+        # bench/common.py's Timed is a policy that times the policy it wraps, seated like any other.
+        if rel.parts[0] in ("agents", "tests") or rel in (Path("tute_env/play/seating.py"), Path("bench/common.py")):
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "act_batch":

@@ -11,9 +11,9 @@ over the deals consistent with what it has seen, about 0.05 s a move), ``trained
 PPO agent) and ``expert`` (search: the same search over possible deals, played out by the
 shipped network and valued by its critic, a fraction of a second a move; the strongest in
 two_player, level with pimc in partnership), both offered for
-the presets that have a shipped network; ``--opponent`` takes any agent name
-or a trained checkpoint path instead (in the partnership game your partner plays at the same
-level unless ``--partner`` says otherwise).
+the presets that have a shipped network; ``--opponent`` takes any agent spec instead (a name, a
+checkpoint, your own ``pkg.module:Name``: the grammar is :mod:`agents.registry`'s, docs/agents.md;
+in the partnership game your partner plays at the same level unless ``--partner`` says otherwise).
 
 How to type moves: :mod:`tute_play.terminal`.
 
@@ -40,7 +40,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agents.base import MissingExtra, shipped_presets
-from tute_env.engine.rules import PRESETS, make_rules, parse_overrides
+from agents.registry import spec_help
+from tute_env.engine.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_env.play.records import RecordWriter
 
 from .analyze import DEFAULT_POINT_WEIGHT
@@ -51,7 +52,8 @@ from .terminal import Console, Quit, choose_record, history_path, open_history, 
 REVIEW_MAX_SECONDS = 10.0
 
 
-def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input, out=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """``tute-play``'s command line: the terminal game, ``--replay`` (and ``--review``), ``--web``."""
     shipped = shipped_presets()
     parser = argparse.ArgumentParser(prog="tute-play", description="Play Tute in the terminal against the bots.",
                                      epilog=MOVES_HELP)
@@ -60,8 +62,9 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
                         help="override a rule option (repeatable), e.g. --set target_games=2")
     parser.add_argument("--level", default="medium", choices=sorted(LEVELS),
                         help="bot level (default medium): " + LEVEL_HELP.format(", ".join(shipped)))
-    parser.add_argument("--opponent", help="agent for the other seats instead of --level (a name or a checkpoint)")
-    parser.add_argument("--partner", help="agent for your partner (partnership game)")
+    parser.add_argument("--opponent", metavar="AGENT",
+                        help=f"agent for the other seats instead of --level: {spec_help()}")
+    parser.add_argument("--partner", metavar="AGENT", help="agent for your partner (partnership game), as --opponent")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the deals and the bots")
     parser.add_argument("--hands", type=int, default=None, help="stop after this many hands")
@@ -92,6 +95,12 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
     web.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1, this machine only)")
     web.add_argument("--port", type=int, default=8765, help="port to serve on (default 8765; 0: any free port)")
     web.add_argument("--no-browser", action="store_true", help="do not open the browser")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input, out=None) -> int:
+    """The command line parsed and its mode run: ``--web``, ``--replay`` or the terminal game; the exit code."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.web:
         return _main_web(parser, args)
@@ -107,22 +116,33 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
     if args.max_seconds is not None and not args.max_seconds > 0:
         parser.error(f"--max-seconds must be positive, got {args.max_seconds}")
     if args.replay:
-        try:
-            record = choose_record(args.replay, args.hand)
-        except ValueError as err:
-            parser.error(str(err))
-        try:
-            review = None
-            if args.review:
-                review = review_hand(record, io, DEFAULT_POINT_WEIGHT if args.point_weight is None else args.point_weight,
-                                     args.max_seconds or REVIEW_MAX_SECONDS, args.lang)
-            replay_hand(record, io, symbols=not args.plain, review=review, lang=args.lang)
-        except Quit:
-            pass
-        except KeyboardInterrupt:
-            io.say("\nBye.")
-            return 130
-        return 0
+        return _main_replay(parser, args, io)
+    return _main_play(parser, args, io)
+
+
+def _main_replay(parser: argparse.ArgumentParser, args: argparse.Namespace, io: Console) -> int:
+    """``--replay FILE``: step through a recorded hand, analysed first with ``--review``."""
+    try:
+        record = choose_record(args.replay, args.hand)
+    except ValueError as err:
+        parser.error(str(err))
+    try:
+        review = None
+        if args.review:
+            review = review_hand(record, io, DEFAULT_POINT_WEIGHT if args.point_weight is None else args.point_weight,
+                                 args.max_seconds or REVIEW_MAX_SECONDS, args.lang)
+        replay_hand(record, io, symbols=not args.plain, review=review, lang=args.lang)
+    except Quit:
+        pass
+    except KeyboardInterrupt:
+        io.say("\nBye.")
+        return 130
+    return 0
+
+
+def _game_rules(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Rules:
+    """The terminal game's rules, its options checked against them."""
+    shipped = shipped_presets()
     try:
         rules = make_rules(args.preset, **parse_overrides(args.overrides))
     except ValueError as err:
@@ -136,13 +156,17 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
                      "choose another level or pass --opponent CHECKPOINT")
     if args.record and not Path(args.record).resolve().parent.is_dir():
         parser.error(f"--record {args.record}: the directory {Path(args.record).resolve().parent} does not exist")
+    return rules
+
+
+def _main_play(parser: argparse.ArgumentParser, args: argparse.Namespace, io: Console) -> int:
+    """The terminal game against the bots, every hand saved to the history file or ``--record``."""
+    rules = _game_rules(parser, args)
     opponent = args.opponent or LEVELS[args.level]
     try:
         bots = make_bots(rules, args.seat, opponent, args.partner, seed=args.seed or 0)
-    except ValueError as err:
-        parser.error(f"cannot make the agent: {err}")
-    except MissingExtra as err:  # a trained agent without torch: one line
-        print(f"{parser.prog}: error: {err}", file=sys.stderr)
+    except (ValueError, MissingExtra) as err:  # a bad spec, an agent that cannot play these rules, or a
+        print(f"{parser.prog}: error: cannot make the agent: {err}", file=sys.stderr)  # trained one without torch
         return 2
     try:
         writer = RecordWriter(args.record, mode="a") if args.record else None if args.no_history else open_history(io)

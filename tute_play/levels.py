@@ -6,14 +6,15 @@ from __future__ import annotations
 import threading
 
 from agents import make_agent
+from agents.registry import kind_help
 from tute_env.engine.rules import Rules
 
 LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "pimc", "trained": "ppo", "expert": "search"}
 #: Levels played by a shipped network: offered only for the presets that have one.
 NETWORK_LEVELS = ("trained", "expert")
-LEVEL_HELP = ("easy = greedy (one ply), medium = heuristic (counts cards), hard = pimc (search over possible "
-              "deals), trained = the shipped PPO agent, expert = search (pimc played out by the shipped "
-              "network; strongest in two_player) (trained and expert: presets {})")
+#: Each level, its agent and the agent's help (the registry's); ``{}``: the presets with a shipped network.
+LEVEL_HELP = "; ".join(f"{level} = {spec} ({kind_help(spec)})" for level, spec in LEVELS.items()) + \
+    " (trained and expert: presets {})"
 #: How to type a move (the terminal game's help).
 MOVES_HELP = ("At your turn type a number from the list of legal moves, or the move: a card, face then suit "
               "(faces A 2 3 4 5 6 7 S C R, suits o c e b: Ao, 3c, Rb), sing-o .. sing-b, tute, exchange or pass. "

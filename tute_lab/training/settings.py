@@ -10,6 +10,8 @@ import tyro
 import yaml
 
 from agents.ppo import resolve_device
+from agents.registry import check_spec
+from tute_env.engine.cards import is_int
 
 from ..ray_cluster import check_ray_options
 
@@ -64,7 +66,7 @@ class Args:
     ``TuteVectorEnv(reward="win", point_weight=...)`` gives (the term is the point difference
     / 230; 0.177 keeps the weight the shipped agents were trained with, 0.1 / 130)."""
     bots: tuple[str, ...] = ("random", "greedy", "heuristic")
-    """Rule-based bots in the opponent pool."""
+    """Agents in the opponent pool from the start (agent specs, docs/agents.md)."""
     pool_size: int = 8
     """Past snapshots kept in the opponent pool."""
     snapshot_every: int = 20
@@ -72,7 +74,7 @@ class Args:
     partner_mix: float = 0.3
     """Partnerships: fraction of games where the learner plays one seat beside a pool partner."""
     exploit: str | None = None
-    """Train a best response to this agent (an ``agents.make_agent`` spec: heuristic, pimc:64, ppo,
+    """Train a best response to this agent (an agent spec, docs/agents.md: heuristic, pimc:64, ppo,
     a checkpoint path): the pool is that agent alone, frozen, so ``bots`` must be empty and
     ``snapshot_every`` and ``partner_mix`` 0 (with partnerships the learner plays both seats of its
     side); every evaluation includes it. The win rate reached is a lower bound of how exploitable
@@ -91,7 +93,7 @@ class Args:
     """Held-out deals per pairing of the evaluation at the end of the run (None: eval_deals), so
     that periodic evaluations can be cheap and the last one precise."""
     eval_opponents: tuple[str, ...] = ("random", "greedy", "heuristic")
-    """Bots the learner is evaluated against."""
+    """Agents the learner is evaluated against (agent specs)."""
     record_games: int = 0
     """Game records (docs/records.md) of this many hands of each evaluation pairing, appended to
     run_dir/records.jsonl (the learner's seats labelled ``learner@UPDATE``); 0: none."""
@@ -155,7 +157,7 @@ def check_args(args: Args) -> None:
                 "threads": 1, "record_games": 0}
     for name, low in at_least.items():
         value = getattr(args, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        if not is_int(value, low):
             raise ValueError(f"{name} must be an integer of at least {low}, got {value!r}")
     if args.final_eval_deals is not None and (isinstance(args.final_eval_deals, bool) or args.final_eval_deals < 1):
         raise ValueError(f"final_eval_deals must be an integer of at least 1 (or null), got {args.final_eval_deals!r}")
@@ -176,6 +178,8 @@ def check_args(args: Args) -> None:
         raise ValueError(f"hidden must be one or more positive layer widths, got {args.hidden}")
     if args.exploit is None and not args.bots:
         raise ValueError("bots is empty: the opponent pool needs a bot to start with (or --exploit AGENT)")
+    for spec in (*pool_bots(args), *args.eval_opponents):
+        check_spec(spec)  # a bad agent spec is named before the run starts
     if args.exploit is not None:
         pooled = {"bots": list(args.bots), "snapshot_every": args.snapshot_every, "partner_mix": args.partner_mix}
         if any(pooled.values()):
