@@ -142,8 +142,10 @@ def test_a_rule_based_evaluation_runs_without_the_extra(tmp_path):
     (["evaluate.py", "heuristic", "greedy", "--device", "cuda"],
      "tute-evaluate: error: a trained agent (ppo or a checkpoint)"),
     (["train.py", "--config", "configs/smoke.yaml"], "train.py: error: tute-train"),
-    (["-m", "tute_play", "--level", "trained"], "tute-play: error: a trained agent (ppo or a checkpoint)"),
-    (["-m", "tute_play", "--level", "expert", "--preset", "two_player"], "tute-play: error: the search agent"),
+    (["-m", "tute_play", "--level", "trained"],
+     "tute-play: error: cannot make the agent: a trained agent (ppo or a checkpoint)"),
+    (["-m", "tute_play", "--level", "expert", "--preset", "two_player"],
+     "tute-play: error: cannot make the agent: the search agent"),
 ], ids=["ppo", "search", "device", "train", "play-trained", "play-expert"])
 def test_what_needs_torch_says_so_in_one_line_and_exits_2(tmp_path, argv, what):
     proc = subprocess.run([sys.executable, *argv], cwd=ROOT, env=without_train_extra(tmp_path), input="",
