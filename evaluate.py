@@ -97,8 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for spec in args.agents or args.round_robin or args.teams:
             check_spec(spec)  # before any game: a bad last agent of a round robin is named at once
         return run(args, rules)
-    except (ValueError, MissingExtra) as err:  # an agent that cannot be made (unknown name, bad spec or
-        print(f"{parser.prog}: error: {err}", file=sys.stderr)  # checkpoint; a trained one without torch)
+    except (ValueError, MissingExtra) as err:  # an agent that cannot be made (bad name, spec, checkpoint; no torch)
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)
         return 2
 
 

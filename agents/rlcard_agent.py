@@ -28,7 +28,7 @@ from tute_env.engine.observation import observation_layout
 from tute_env.engine.rules import Rules
 from tute_env.envs.rlcard_env import ACTION_STRS
 
-from .base import Agent
+from .base import Agent, train_extra
 
 
 class RLCardAgent(Agent):
@@ -79,8 +79,9 @@ def load_dmc_agent(path: str | Path, rules: Rules, position: int = 0, device: st
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"no DMC checkpoint at {path}")
-    import torch
-    from rlcard.agents.dmc_agent.model import DMCAgent
+    with train_extra("an RLCard DMC model"):  # torch: the [train] extra
+        import torch
+        from rlcard.agents.dmc_agent.model import DMCAgent
 
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)

@@ -13,13 +13,15 @@ Helpers (import them with ``from conftest import ...``):
 * :func:`legal` -- the legal actions as a set of action strings;
 * :func:`python_files` -- every Python file of the checkout, parsed (for the tests of the layers);
 * :func:`without_train_extra` -- an environment for child processes in which the ``[train]``
-  extra's modules (torch, ...) cannot be imported, as after a plain ``pip install tute_env``.
+  extra's modules (torch, ...) cannot be imported, as after a plain ``pip install tute_env``;
+  :func:`requirement_name` -- a requirement's distribution name.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -269,6 +271,11 @@ def record_file_paths(tmp_path: Path, good: list[dict], no_dir_name: str) -> dic
     (tmp_path / "bad.jsonl").write_text(json.dumps(good[0]) + "\n" + json.dumps(bad) + "\n")
     return {"BAD": tmp_path / "bad.jsonl", "GOOD": tmp_path / "good.jsonl", "MISSING": tmp_path / "none.jsonl",
             "NODIR": tmp_path / "no" / no_dir_name}
+
+
+def requirement_name(requirement: str) -> str:
+    """A requirement's distribution name, normalised: ``'PyYAML>=6; extra == "train"'`` -> ``"pyyaml"``."""
+    return re.split(r"[\s\[<>=!~;]", requirement, maxsplit=1)[0].lower().replace("_", "-")
 
 
 _BLOCKER = """import sys
