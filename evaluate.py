@@ -21,6 +21,7 @@ import datetime
 import sys
 from collections.abc import Sequence
 
+from agents.base import MissingExtra
 from agents.registry import check_spec, spec_help, spec_lines
 from tute_env.engine.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_lab.evaluation import (
@@ -89,11 +90,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_arguments(args, rules)
     except ValueError as err:
         parser.error(str(err))
+    except MissingExtra as err:  # --device without torch
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)
+        return 2
     try:
         for spec in args.agents or args.round_robin or args.teams:
             check_spec(spec)  # before any game: a bad last agent of a round robin is named at once
         return run(args, rules)
-    except ValueError as err:  # an agent that cannot be made (unknown name, bad spec or checkpoint)
+    except (ValueError, MissingExtra) as err:  # an agent that cannot be made (bad name, spec, checkpoint; no torch)
         print(f"{parser.prog}: error: {err}", file=sys.stderr)
         return 2
 

@@ -41,9 +41,18 @@ import time
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
+
+from agents.base import MissingExtra, require_train_extra
+
+try:  # without the [train] extra (torch, TensorBoard, tyro, pyyaml): one line and exit code 2, before any import
+    require_train_extra("tute-train")  # of them (tute-train imports this module before calling cli())
+except MissingExtra as err:
+    print(f"train.py: error: {err}", file=sys.stderr)
+    sys.exit(2)
+
 import torch
 from torch.utils.tensorboard import SummaryWriter
-from tqdm import tqdm
 
 from agents import make_agent
 from agents.ppo import PolicyNet, PPOAgent, resolve_device, save_policy

@@ -1,7 +1,10 @@
-"""The agent interface, the uniformly random agent, and where the shipped networks are."""
+"""The agent interface, the uniformly random agent, where the shipped networks are, and what
+the trained ones need (the ``[train]`` extra)."""
 
 from __future__ import annotations
 
+import importlib
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -62,3 +65,34 @@ def shipped_presets() -> list[str]:
     from tute_env.engine.rules import PRESETS
 
     return sorted(p.stem for p in CHECKPOINT_DIR.glob("*.pt") if p.stem in PRESETS)
+
+
+#: The modules of the ``[train]`` extra (torch; TensorBoard, tyro and pyyaml for ``tute-train``), which a
+#: plain ``pip install tute_env`` leaves out: trained agents and training need them, nothing else does.
+TRAIN_MODULES = ("torch", "tensorboard", "tyro", "yaml")
+TRAIN_EXTRA_HINT = "pip install 'tute_env[train]'"
+
+
+class MissingExtra(ModuleNotFoundError):
+    """A module of the ``[train]`` extra is not installed; the message says, in one line, what needs
+    it and how to install it (the command lines print it and exit with code 2)."""
+
+
+@contextmanager
+def train_extra(what: str):
+    """Imports under ``with train_extra("the search agent"):`` that fail for want of a module of the
+    ``[train]`` extra raise :class:`MissingExtra`: "the search agent needs torch: pip install ..."."""
+    try:
+        yield
+    except ModuleNotFoundError as err:
+        module = (err.name or "").partition(".")[0]
+        if isinstance(err, MissingExtra) or module not in TRAIN_MODULES:
+            raise
+        raise MissingExtra(f"{what} needs {module}: {TRAIN_EXTRA_HINT}", name=module) from None
+
+
+def require_train_extra(what: str) -> None:
+    """Import every module of the ``[train]`` extra, or raise :class:`MissingExtra` naming ``what``."""
+    with train_extra(what):
+        for module in TRAIN_MODULES:
+            importlib.import_module(module)

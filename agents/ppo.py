@@ -12,15 +12,17 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
-import torch
-from torch import nn
 
 from tute_env.engine.cards import NUM_ACTIONS
 from tute_env.engine.observation import observation_layout, observation_scale, perfect_information_layout
 from tute_env.engine.rules import Rules
 from tute_env.play.streams import mix, uniforms
 
-from .base import CHECKPOINT_DIR, Agent, shipped_presets
+from .base import CHECKPOINT_DIR, Agent, shipped_presets, train_extra
+
+with train_extra("a trained agent (ppo or a checkpoint)"):  # without torch: one line naming the [train] extra
+    import torch
+    from torch import nn
 
 FORMAT = "tute_env.ppo/1"
 

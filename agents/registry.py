@@ -40,8 +40,13 @@ class SpecArg:
     keyword: str
     value: object = None
     """The keyword's value for a literal ARG (None: the integer N)."""
+    free: bool = False
+    """A free-form ARG, read by the agent class's own ``from_spec(arg, rules, seed)``; ``value``
+    is the ARG of the bare name (None: the bare name is refused)."""
 
     def parse(self, name: str, text: str):
+        if self.free:
+            return text
         if self.metavar != "N":
             if text != self.metavar:
                 raise AgentSpecError(f"bad agent spec '{name}:{text}': {name} takes '{name}:{self.metavar}' "
@@ -71,7 +76,10 @@ class AgentKind:
 
     @property
     def form(self) -> str:
-        return self.name if self.arg is None else f"{self.name}[:{self.arg.metavar}]"
+        if self.arg is None:
+            return self.name
+        return f"{self.name}:{self.arg.metavar}" if self.arg.free and self.arg.value is None else \
+            f"{self.name}[:{self.arg.metavar}]"
 
 
 _SAMPLES = "deals sampled per decision"
@@ -88,6 +96,13 @@ KINDS: dict[str, AgentKind] = {kind.name: kind for kind in (
               SpecArg("sample", "sample its moves instead", "greedy", False), device=True),
     AgentKind("search", "agents.search:SearchAgent", "pimc whose playouts the shipped network plays and "
               "whose leaves its critic values", SpecArg("N", _SAMPLES, "num_samples")),
+    AgentKind("openspiel", "agents.openspiel_bot:OpenSpielAgent", "OpenSpiel's ISMCTS bot on python_tute, from its "
+              "own information set ([openspiel] extra)",
+              SpecArg("ismcts[k=v,...]", "settings: simulations, uct_c, rollouts, world_samples", "spec",
+                      "ismcts", free=True)),
+    AgentKind("rlcard", "agents.rlcard_agent:RLCardAgent", "a network RLCard's DMCTrainer saved ([rlcard] extra)",
+              SpecArg("PATH[@SEAT]", "a DMC model.tar, and the seat whose network plays", "spec", free=True),
+              device=True),
 )}
 #: The specs that are not built-in names: (form, one-line help).
 OTHER_FORMS = (
@@ -158,6 +173,11 @@ def parse_spec(spec: str) -> Spec:
     name, colon, arg = spec.partition(":")
     if name in KINDS:
         kind = KINDS[name]
+        if kind.arg is not None and kind.arg.free:
+            arg = arg if colon else kind.arg.value
+            if not arg:
+                raise AgentSpecError(f"bad agent spec {spec!r}: write '{name}:{kind.arg.metavar}' ({kind.arg.meaning})")
+            return Spec(spec, kind, {"spec": arg}, f"{name}:{arg}")
         if not colon:
             return Spec(spec, kind)
         if kind.arg is None:
@@ -197,7 +217,15 @@ def make_agent(spec: str, rules: Rules, seed: int = 0, device: str = "cpu") -> A
         return user_maker(parsed)(rules, seed)
     kind = parsed.kind
     module, cls = kind.target.split(":")
-    keywords = {**parsed.keywords, **({"device": device} if kind.device else {})}
+    device_keyword = {"device": device} if kind.device else {}
+    if kind.arg is not None and kind.arg.free:
+        try:
+            return getattr(importlib.import_module(module), cls).from_spec(parsed.keywords["spec"], rules, seed=seed,
+                                                                            **device_keyword)
+        except ImportError as err:
+            raise AgentSpecError(f"the {kind.name} agent needs the [{kind.name}] extra: pip install "
+                                 f"'tute_env[{kind.name}]' ({_one_line(err)})") from None
+    keywords = {**parsed.keywords, **device_keyword}
     agent = getattr(importlib.import_module(module), cls)(rules, seed=seed, **keywords)
     if parsed.label:
         agent.name = parsed.label

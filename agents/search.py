@@ -40,7 +40,6 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-import torch
 
 from tute_env.engine.core import Game, State
 from tute_env.engine.observation import encode_observation, encode_perfect_information
@@ -48,7 +47,7 @@ from tute_env.engine.rules import Rules
 from tute_env.engine.scoring import sides_of_seats
 from tute_env.search.infoset import decode_infoset
 
-from .base import Agent, shipped_presets
+from .base import Agent, shipped_presets, train_extra
 from .pimc import (
     candidate_lanes,
     play_out,
@@ -58,7 +57,11 @@ from .pimc import (
     samples_needed,
     searched_rows,
 )
-from .ppo import PolicyNet, PPOAgent
+
+with train_extra("the search agent"):  # without torch: one line naming the [train] extra
+    import torch
+
+    from .ppo import PolicyNet, PPOAgent
 
 #: The weight of the point difference in the reward the shipped networks were trained with
 #: (``configs/partnership.yaml``, ``configs/two_player.yaml``: ``point_weight``); finished

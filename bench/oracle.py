@@ -44,6 +44,7 @@ from tute_env.engine.rules import PRESETS, make_rules
 from tute_env.play.seating import LEARNER, Seating
 from tute_env.search.solver import Solver
 from tute_lab import evaluation
+from tute_lab.evaluation import playing
 
 #: pimc's point weight: the oracle's score is pimc's.
 POINT_WEIGHT = 1.15
@@ -139,13 +140,14 @@ def peek_table(oracle: Oracle, index: int = 0) -> type[Seating]:
 
 @contextlib.contextmanager
 def seated(oracle: Oracle):
-    """Evaluation's table replaced by :func:`peek_table` for the block."""
-    saved = evaluation.Seating
-    evaluation.Seating = peek_table(oracle)
+    """Evaluation's table (the one :func:`tute_lab.evaluation.play_deals` seats) replaced by :func:`peek_table`
+    for the block."""
+    saved = playing.Seating
+    playing.Seating = peek_table(oracle)
     try:
         yield
     finally:
-        evaluation.Seating = saved
+        playing.Seating = saved
 
 
 def run(preset: str, opponent: str, deals: int, seed_start: int, agent_seed: int, exact_from: int):

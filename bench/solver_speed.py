@@ -1,6 +1,7 @@
 """Speed of the exact double-dummy solver (tute_env.search.solver), against issue 30's goals.
 
     python -m bench.solver_speed [--quick] [--deals 100] [--write docs/solver_speed.md]
+    python -m bench.solver_speed --compare OLD_CHECKOUT NEW_CHECKOUT [--rounds 5] [--deals 20]
 
 Pinned to one core, compilation excluded (one solve first). Positions are random deals, played
 on at random (seeded) where a figure needs a later position; each is solved by a fresh call of
@@ -14,12 +15,25 @@ lane starts a new generation). Figures, each the seconds of one call on a one-la
 * the speed-up over ``bench.oracle.exact_values`` (full expansion, no pruning) on the same
   positions with 4 tricks left (partnership and two_player, point weights 0 and 1.15), both
   computing every legal action's value, in the same run.
+
+``--compare``: two checkouts of the solver side by side (as ``bench.compare``: each in fresh
+processes with its checkout first on ``sys.path``, alternating old, new, old, new; a first
+round warms the numba caches and is not counted), on the same fixed positions: ``--deals``
+partnership deals from the first lead (``value``, ``action_values``) and as many two_player
+endgames (stock gone; each call repeated 50 times, so that the calls' fixed costs count).
+Solve calls are timed inside the process (compilation excluded); the figures are new / old
+seconds per round (median, min-max), and whether the positions searched and the values are
+the same (bit for bit) in both.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -28,7 +42,7 @@ import numpy as np
 from tute_env.engine.core import Game, random_legal_actions
 from tute_env.search.solver import Solver, SolverBudgetExceeded
 
-from .common import machine, pin_to_core, today
+from .common import load_average, machine, pin_to_core, today
 
 NOTES = "## Notes"
 GOALS = {"deal_median": 0.2, "deal_p99": 5.0, "endgame_median": 0.005, "speedup": 100.0}
@@ -130,6 +144,66 @@ def run(deals: int, quick: bool) -> dict:
     return res
 
 
+# One process of --compare: the checkout's solver on the fixed positions; prints the figures as JSON.
+COMPARE_WORKLOAD = """
+import hashlib, json, time
+from bench.solver_speed import positions
+from tute_env.search.solver import Solver
+deals, endgames = positions("partnership", DEALS, 0, 1), positions("two_player", DEALS, 12, 2)
+solvers = {"partnership": Solver("partnership"), "two_player": Solver("two_player")}
+solvers["partnership"].value(positions("partnership", 1, 6, 0)[0])  # compile (or load) and touch the tables
+solvers["two_player"].action_values(endgames[0])
+out = {}
+for name, preset, states, method, repeat in (
+        ("partnership deal, value", "partnership", deals, "value", 1),
+        ("partnership deal, action_values", "partnership", deals, "action_values", 1),
+        ("two_player endgame, value x50", "two_player", endgames, "value", 50),
+        ("two_player endgame, action_values x50", "two_player", endgames, "action_values", 50)):
+    solve, seconds, nodes, digest = getattr(solvers[preset], method), 0.0, 0, hashlib.sha256()
+    for s in states:
+        start = time.perf_counter()
+        for _ in range(repeat):
+            values = solve(s)
+        seconds += time.perf_counter() - start
+        nodes += solvers[preset].nodes
+        digest.update(values.tobytes())
+    out[name] = {"seconds": seconds, "nodes": nodes, "values": digest.hexdigest()}
+print(json.dumps(out))
+"""
+
+
+def compare_round(checkout: Path, deals: int) -> dict:
+    """The figures of one fresh process of COMPARE_WORKLOAD in ``checkout``."""
+    code = f"import sys; sys.path.insert(0, {str(checkout)!r}); DEALS = {deals}\n" + COMPARE_WORKLOAD
+    done = subprocess.run([sys.executable, "-c", code], cwd=checkout, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def compare(old: Path, new: Path, rounds: int, deals: int) -> None:
+    """Prints, per workload, old and new seconds (medians over rounds) and new / old."""
+    runs = {"old": [], "new": []}
+    for k in range(rounds + 1):  # the first round warms the numba caches: not counted
+        for side, checkout in (("old", old), ("new", new)):
+            figures = compare_round(checkout, deals)
+            if k:
+                runs[side].append(figures)
+            print(f"round {k} {side}: " + ", ".join(f"{w} {f['seconds']:.3f} s" for w, f in figures.items()),
+                  flush=True)
+    print(f"{deals} positions each, {rounds} rounds, load average {load_average():.2f}")
+    print("workload | old s | new s | new/old (median, min-max) | positions searched | values")
+    for workload in runs["old"][0]:
+        o = [r[workload] for r in runs["old"]]
+        n = [r[workload] for r in runs["new"]]
+        ratios = [b["seconds"] / a["seconds"] for a, b in zip(o, n)]
+        same_nodes = {r["nodes"] for r in o + n}
+        same_values = len({r["values"] for r in o + n}) == 1
+        print(f"{workload} | {statistics.median(r['seconds'] for r in o):.3f} | "
+              f"{statistics.median(r['seconds'] for r in n):.3f} | {statistics.median(ratios):.3f} "
+              f"({min(ratios):.3f}-{max(ratios):.3f}) | "
+              f"{'same: ' + format(o[0]['nodes'], ',') if len(same_nodes) == 1 else 'DIFFER'} | "
+              f"{'same' if same_values else 'DIFFER'}", flush=True)
+
+
 def fmt(x) -> str:
     return "-" if x is None else (f"{x * 1000:.1f} ms" if x < 1 else f"{x:.2f} s")
 
@@ -194,11 +268,24 @@ def write(path: str, res: dict, pinned: bool, deals: int) -> None:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few positions (smoke test)")
-    parser.add_argument("--deals", type=int, default=100, help="whole deals and endgames timed (default 100)")
+    parser.add_argument("--deals", type=int, default=None,
+                        help="whole deals and endgames timed (default 100; 20 with --compare)")
     parser.add_argument("--write", default=None, help="markdown file to write the figures to")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"),
+                        help="two checkouts' solvers side by side on fixed positions (--deals, default 20)")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds of --compare (default 5)")
     args = parser.parse_args(argv)
+    if args.compare:
+        for path in args.compare:
+            if not (path / "tute_env" / "search" / "solver.py").is_file() or not (path / "bench").is_dir():
+                parser.error(f"{path} is not a checkout of this project with the solver")
+    if args.rounds < 1 or (args.deals is not None and args.deals < 1):
+        parser.error("--rounds and --deals must be at least 1")
+    if args.compare:
+        compare(*(p.resolve() for p in args.compare), args.rounds, args.deals or 20)
+        return
     pinned = pin_to_core(0)
-    deals = 8 if args.quick else args.deals
+    deals = 8 if args.quick else args.deals or 100
     res = run(deals, args.quick)
     if args.write:
         write(args.write, res, pinned, deals)

@@ -20,8 +20,8 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from agents import make_agent
+from tute_env import TuteEnv
 from tute_env.engine.rules import make_rules
-from tute_env.envs.gym_env import TuteEnv
 
 
 def make_env(preset: str, opponents: str, seed: int) -> TuteEnv:

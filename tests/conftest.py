@@ -11,12 +11,17 @@ Helpers (import them with ``from conftest import ...``):
   deterministically with low cards (never completing a king-and-knight pair in a hand);
 * :func:`play` -- apply a space-separated string of actions, e.g. ``play(game, "Ao 3o sing-c Rb")``;
 * :func:`legal` -- the legal actions as a set of action strings;
-* :func:`python_files` -- every Python file of the checkout, parsed (for the tests of the layers).
+* :func:`python_files` -- every Python file of the checkout, parsed (for the tests of the layers);
+* :func:`without_train_extra` -- an environment for child processes in which the ``[train]``
+  extra's modules (torch, ...) cannot be imported, as after a plain ``pip install tute_env``;
+  :func:`requirement_name` -- a requirement's distribution name.
 """
 
 from __future__ import annotations
 
 import ast
+import os
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -266,3 +271,34 @@ def record_file_paths(tmp_path: Path, good: list[dict], no_dir_name: str) -> dic
     (tmp_path / "bad.jsonl").write_text(json.dumps(good[0]) + "\n" + json.dumps(bad) + "\n")
     return {"BAD": tmp_path / "bad.jsonl", "GOOD": tmp_path / "good.jsonl", "MISSING": tmp_path / "none.jsonl",
             "NODIR": tmp_path / "no" / no_dir_name}
+
+
+def requirement_name(requirement: str) -> str:
+    """A requirement's distribution name, normalised: ``'PyYAML>=6; extra == "train"'`` -> ``"pyyaml"``."""
+    return re.split(r"[\s\[<>=!~;]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+_BLOCKER = """import sys
+
+
+class NoTrainExtra:  # refuses the [train] extra's modules as if they were not installed
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in {modules!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, NoTrainExtra())
+"""
+
+
+def without_train_extra(folder: Path, env: dict[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default ``os.environ``) for child processes that cannot import the ``[train]``
+    extra's modules (``agents.base.TRAIN_MODULES``): a sitecustomize.py written to ``folder``, first
+    on PYTHONPATH, refuses them, so no environment without torch need be built."""
+    from agents.base import TRAIN_MODULES
+
+    (folder / "sitecustomize.py").write_text(_BLOCKER.format(modules=tuple(TRAIN_MODULES)))
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join([str(folder)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    return env

@@ -151,6 +151,10 @@ BAD_SPECS = [
     ("specbots_boom:Agent", "importing 'specbots_boom' failed: RuntimeError: boom on import"),
     ("specbots_syntax:Agent", "importing 'specbots_syntax' failed: SyntaxError"),
     ("specbots:bad_factory", "the factory returned a str, not an Agent"),
+    ("openspiel:bogus", "bad openspiel spec 'bogus'"),
+    ("openspiel:ismcts[simulations=0]", "simulations and rollouts must be at least 1"),
+    ("rlcard", "write 'rlcard:PATH[@SEAT]'"),
+    ("rlcard:no_such_model.tar", "no DMC checkpoint at no_such_model.tar"),
 ]
 
 
@@ -159,7 +163,10 @@ def test_a_bad_spec_is_a_value_error_naming_it(user_dir, spec, message):
     with pytest.raises(ValueError) as err:
         make_agent(spec, make_rules("two_player"))
     assert message in str(err.value) and "\n" not in str(err.value)
-    if spec not in ("specbots:bad_factory",):  # a factory's result is seen only when it is called
+    # a factory's result, and the framework bots' settings (read by their own from_spec), are seen
+    # only when the agent is made
+    if spec not in ("specbots:bad_factory", "openspiel:bogus", "openspiel:ismcts[simulations=0]",
+                    "rlcard:no_such_model.tar"):
         with pytest.raises(ValueError, match=re.escape(message)):
             check_spec(spec)
 
@@ -299,6 +306,13 @@ def test_a_user_agent_is_found_on_the_import_path_too(tmp_path):
 # docs/agents.md: its tables are the code's, its example runs
 # ----------------------------------------------------------------------------------------------
 PAGE = ROOT / "docs" / "agents.md"
+
+
+def test_the_framework_bots_are_made_by_name():
+    rules = make_rules("two_player")
+    bot = make_agent("openspiel:ismcts[simulations=5]", rules, seed=3)
+    assert bot.simulations == 5 and bot.name == "openspiel:ismcts[simulations=5,uct_c=2]"
+    assert make_agent("openspiel", rules).simulations == 200  # the bare name: ismcts's defaults
 
 
 def test_the_page_has_the_generated_tables():

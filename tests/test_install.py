@@ -1,6 +1,8 @@
 """A non-editable install into a fresh venv: the wheel alone (no checkout on the path) runs the three
 commands, loads the shipped agents, serves the web table's files, and installs no top-level `train` or
-`evaluate` module.
+`evaluate` module. Its metadata leaves the [train] extra (torch, ...) out of the plain install, and with
+that extra's modules unimportable the installed commands play the rule-based bots and refuse the rest
+in one line: a plain install, checked without building a second venv.
 
 The fresh venv gets the heavy dependencies (torch, numba, ...) and the build tools from this test's
 own environment through a .pth file naming its site-packages; a .pth-added folder's own .pth files are
@@ -18,6 +20,9 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from conftest import requirement_name, without_train_extra
+
+from agents.base import TRAIN_EXTRA_HINT
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
@@ -84,3 +89,20 @@ print("top-level", importlib.util.find_spec("train"), importlib.util.find_spec("
     assert out.startswith("usage: tute-play")
     for command in ("tute-train", "tute-evaluate", "tute-play"):
         assert (fresh / "bin" / command).read_text().startswith(f"#!{python}")
+
+    # The plain install: no [train] extra in the requirements; without its modules, what needs them is one line.
+    requires = run([python, "-c", "import importlib.metadata as m; print(*m.requires('tute_env'), sep=chr(10))"],
+                   work, env).splitlines()
+    core = {requirement_name(r) for r in requires if "extra ==" not in r}
+    train = {requirement_name(r) for r in requires if 'extra == "train"' in r}
+    assert {"torch", "tensorboard", "tyro", "pyyaml"} <= train and not core & train, requires
+    (tmp_path / "plain").mkdir()
+    plain = without_train_extra(tmp_path / "plain", env)
+    out = run(["tute-evaluate", "heuristic", "greedy", "--preset", "two_player", "--deals", "4"], work, plain)
+    assert "heuristic vs greedy: win rate" in out
+    for command in (["tute-train", "--config", ROOT / "configs" / "smoke.yaml"], ["tute-evaluate", "ppo", "greedy"],
+                    ["tute-play", "--level", "expert", "--preset", "two_player"]):
+        proc = subprocess.run([str(a) for a in command], cwd=work, env=plain, capture_output=True, text=True,
+                              input="", timeout=300)
+        assert proc.returncode == 2 and proc.stderr.endswith(f"needs torch: {TRAIN_EXTRA_HINT}\n"), proc.stderr
+        assert proc.stderr.count("\n") == 1, proc.stderr

@@ -31,6 +31,7 @@ LAYERS = [
     {"tute_env.engine.scoring", "tute_env.engine.observation"},
     {"tute_env.play"},
     {"tute_env.envs", "tute_env.search"},
+    {"tute_env.envs.openspiel"},
     {"agents"},
     {"tute_lab", "tute_play"},
     {"train", "evaluate"},
@@ -154,7 +155,7 @@ def test_the_cycle_finder_finds_cycles():
 def test_the_graph_sees_relative_imports_and_imports_inside_functions():
     graph = import_graph()
     assert "tute_play.web.session" in graph["tute_play.web"]  # from .session import ... in __init__
-    assert "tute_env.envs.tute_v0" in graph["tute_env.envs.gym_env"]  # from .tute_v0 import ... (module level)
+    assert "tute_env.envs.args" in graph["tute_env.envs.gym_env"]  # from .args import ... (module level)
     assert "tute_env.engine.core" in graph["tute_play.narrate"]
 
 
@@ -182,6 +183,48 @@ def test_every_module_is_in_a_layer_and_every_unit_exists():
         unit_of(mod)
     missing = sorted(u for layer in LAYERS for u in layer if not any(m == u or m.startswith(u + ".") for m in modules))
     assert not missing, f"LAYERS names modules that do not exist: {missing}"
+
+
+def private_reach_ins() -> list[str]:
+    """``from module import _name`` of another project module, or ``module._name`` through a project
+    module imported by name: each a use of another module's underscore name (dunders aside)."""
+    modules, bad = module_files(), []
+    for mod, (rel, tree) in modules.items():
+        package = mod if rel.name == "__init__.py" else mod.rpartition(".")[0]
+        aliases = {}  # local name -> project module it names
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(up + ([node.module] if node.module else []))
+                base = base.removeprefix("tute_scripts.")
+                for a in node.names:
+                    if f"{base}.{a.name}" in modules:
+                        aliases[a.asname or a.name] = f"{base}.{a.name}"
+                    elif base in modules and base != mod and a.name.startswith("_") and not a.name.startswith("__"):
+                        bad.append(f"{rel}:{node.lineno} imports {a.name} from {base}")
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name in modules and a.asname:
+                        aliases[a.asname] = a.name
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                    and aliases[node.value.id] != mod and node.attr.startswith("_") and not node.attr.startswith("__")):
+                bad.append(f"{rel}:{node.lineno} uses {aliases[node.value.id]}.{node.attr}")
+    return bad
+
+
+def test_no_module_uses_another_modules_underscore_names():
+    bad = private_reach_ins()
+    assert not bad, "underscore names used across modules (give them a public name):\n" + "\n".join(bad)
+
+
+def test_the_reach_in_check_sees_both_forms(tmp_path, monkeypatch):
+    fake = {"pkg.a": (Path("pkg/a.py"), ast.parse("from .b import _hidden, shown\nfrom . import b\nb._secret()\n")),
+            "pkg.b": (Path("pkg/b.py"), ast.parse("_hidden = shown = 1\ndef _secret(): pass\n"))}
+    monkeypatch.setattr(sys.modules[__name__], "module_files", lambda: fake)
+    assert private_reach_ins() == ["pkg/a.py:1 imports _hidden from pkg.b", "pkg/a.py:3 uses pkg.b._secret"]
 
 
 def test_tute_env_does_not_import_torch():

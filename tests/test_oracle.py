@@ -59,7 +59,7 @@ def test_the_oracle_plays_legally_and_a_deal_alike_in_any_chunk():
     part, _ = oracle.run("partnership", "random", 2, seed_start=first + 1, agent_seed=first, exact_from=late)
     assert len(seen.seconds) > 0  # it searched (the table checked every action's legality)
     np.testing.assert_array_equal(whole.deal_scores[1:], part.deal_scores)
-    assert oracle.evaluation.Seating is oracle.Seating  # the evaluation's table is restored
+    assert oracle.playing.Seating is oracle.Seating  # the evaluation's table is restored
 
 
 @pytest.mark.parametrize("argv, message", [

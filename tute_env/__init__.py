@@ -86,14 +86,14 @@ def _numba_cache_fallback() -> None:
     if numba.config.CACHE_DIR:
         return
     try:  # numba's own search for a cache location (the user's cache directory, ...)
-        numba.njit(cache=True)(_probe)
+        numba.njit(cache=True)(_cache_probe)
         return
     except RuntimeError:
         pass
     numba.config.CACHE_DIR = _private_temp_dir() or ""
 
 
-def _probe():  # pragma: no cover - never called, only defined with cache=True
+def _cache_probe():  # pragma: no cover - never called, only defined with cache=True
     return 0
 
 

@@ -39,9 +39,9 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agents.base import shipped_presets
+from agents.base import MissingExtra, shipped_presets
 from agents.registry import spec_help
-from tute_env.engine.rules import PRESETS, make_rules, parse_overrides
+from tute_env.engine.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_env.play.records import RecordWriter
 
 from .analyze import DEFAULT_POINT_WEIGHT
@@ -52,7 +52,8 @@ from .terminal import Console, Quit, choose_record, history_path, open_history, 
 REVIEW_MAX_SECONDS = 10.0
 
 
-def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input, out=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """``tute-play``'s command line: the terminal game, ``--replay`` (and ``--review``), ``--web``."""
     shipped = shipped_presets()
     parser = argparse.ArgumentParser(prog="tute-play", description="Play Tute in the terminal against the bots.",
                                      epilog=MOVES_HELP)
@@ -94,6 +95,12 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
     web.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1, this machine only)")
     web.add_argument("--port", type=int, default=8765, help="port to serve on (default 8765; 0: any free port)")
     web.add_argument("--no-browser", action="store_true", help="do not open the browser")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input, out=None) -> int:
+    """The command line parsed and its mode run: ``--web``, ``--replay`` or the terminal game; the exit code."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.web:
         return _main_web(parser, args)
@@ -109,22 +116,33 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
     if args.max_seconds is not None and not args.max_seconds > 0:
         parser.error(f"--max-seconds must be positive, got {args.max_seconds}")
     if args.replay:
-        try:
-            record = choose_record(args.replay, args.hand)
-        except ValueError as err:
-            parser.error(str(err))
-        try:
-            review = None
-            if args.review:
-                review = review_hand(record, io, DEFAULT_POINT_WEIGHT if args.point_weight is None else args.point_weight,
-                                     args.max_seconds or REVIEW_MAX_SECONDS, args.lang)
-            replay_hand(record, io, symbols=not args.plain, review=review, lang=args.lang)
-        except Quit:
-            pass
-        except KeyboardInterrupt:
-            io.say("\nBye.")
-            return 130
-        return 0
+        return _main_replay(parser, args, io)
+    return _main_play(parser, args, io)
+
+
+def _main_replay(parser: argparse.ArgumentParser, args: argparse.Namespace, io: Console) -> int:
+    """``--replay FILE``: step through a recorded hand, analysed first with ``--review``."""
+    try:
+        record = choose_record(args.replay, args.hand)
+    except ValueError as err:
+        parser.error(str(err))
+    try:
+        review = None
+        if args.review:
+            review = review_hand(record, io, DEFAULT_POINT_WEIGHT if args.point_weight is None else args.point_weight,
+                                 args.max_seconds or REVIEW_MAX_SECONDS, args.lang)
+        replay_hand(record, io, symbols=not args.plain, review=review, lang=args.lang)
+    except Quit:
+        pass
+    except KeyboardInterrupt:
+        io.say("\nBye.")
+        return 130
+    return 0
+
+
+def _game_rules(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Rules:
+    """The terminal game's rules, its options checked against them."""
+    shipped = shipped_presets()
     try:
         rules = make_rules(args.preset, **parse_overrides(args.overrides))
     except ValueError as err:
@@ -138,11 +156,17 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
                      "choose another level or pass --opponent CHECKPOINT")
     if args.record and not Path(args.record).resolve().parent.is_dir():
         parser.error(f"--record {args.record}: the directory {Path(args.record).resolve().parent} does not exist")
+    return rules
+
+
+def _main_play(parser: argparse.ArgumentParser, args: argparse.Namespace, io: Console) -> int:
+    """The terminal game against the bots, every hand saved to the history file or ``--record``."""
+    rules = _game_rules(parser, args)
     opponent = args.opponent or LEVELS[args.level]
     try:
         bots = make_bots(rules, args.seat, opponent, args.partner, seed=args.seed or 0)
-    except ValueError as err:  # a bad spec, or an agent that cannot play these rules: one line
-        print(f"{parser.prog}: error: cannot make the agent: {err}", file=sys.stderr)
+    except (ValueError, MissingExtra) as err:  # a bad spec, an agent that cannot play these rules, or a
+        print(f"{parser.prog}: error: cannot make the agent: {err}", file=sys.stderr)  # trained one without torch
         return 2
     try:
         writer = RecordWriter(args.record, mode="a") if args.record else None if args.no_history else open_history(io)

@@ -1,6 +1,6 @@
-"""The words of the game in English and Spanish: one table for the narration
-(:mod:`tute_play.narrate`: the terminal game, the web table and the replays) and the web page
-(sent to it whole by ``GET /api/words``). Spanish as players say it: oros, copas, espadas,
+"""The words of the game in English and Spanish: the table of the narration
+(:mod:`tute_play.narrate`: the terminal game, the web table and the replays); the web page's own
+labels are :mod:`tute_play.web.page_words`. Spanish as players say it: oros, copas, espadas,
 bastos; "canta las veinte en oros", "las cuarenta", "tute", "arrastre"; "el as de oros".
 
 ``word(lang, key, **fields)`` is the text of ``key`` in ``lang`` (English if the key has no
@@ -207,12 +207,6 @@ WORDS: dict[str, dict[str, str]] = {
 }
 
 
-def check_lang(lang: str) -> str:
-    if lang not in LANGS:
-        raise ValueError(f"bad language {lang!r}: expected one of {', '.join(LANGS)}")
-    return lang
-
-
 def word(lang: str, key: str, **fields) -> str:
     table = WORDS.get(lang, WORDS["en"])
     text = table.get(key, WORDS["en"][key])
@@ -241,72 +235,3 @@ def who(lang: str, seat: int, you: int | None) -> str:
 
 def games_text(lang: str, games: int) -> str:
     return word(lang, "games_1") if games == 1 else word(lang, "games_n", n=games)
-
-
-#: The web page's own words (labels, buttons, headings), by key; the page picks a language and
-#: falls back to English. The narration and the prompt come from the server in the game's language.
-PAGE_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "lang": "Language", "preset": "Preset", "bots": "Bots", "seat": "Your seat", "match": "match",
-        "new_game": "New game", "download": "Download record", "replay_file": "Replay a record…",
-        "replay_given": "Replay the given file",
-        "welcome1": "Choose a preset, the bots' level and your seat, then New game.",
-        "welcome2": "Or load a record file with Replay a record.",
-        "score": "Score", "scoreboard": "Hands of the match", "cantes": "Cantes", "tricks": "Tricks",
-        "moves": "Moves (newest first)", "none_yet": "none yet",
-        "hand": "Hand", "first": "« first", "back": "◀ back", "forward": "forward ▶", "last": "last »",
-        "close_replay": "Close replay",
-        "you": "You", "you_short": "you", "partner": "Partner ({name})", "player": "player_{seat}",
-        "side": "side {side}", "dealer": "dealer", "to_declare": "to declare", "to_play": "to play",
-        "took_trick": "{who} took trick {n} (+{points})", "trumps": "Trumps:", "shown_card": "shown card",
-        "turned_card": "turned card", "stock": "stock", "left": "{n} left", "arrastre": "arrastre (no stock: follow and beat)",
-        "trick_of": "trick {n} of {m}",
-        "win_hand": "You win the hand", "lose_hand": "You lose the hand", "hand_over": "Hand over",
-        "next_hand": "Next hand", "cards": "cards", "last_trick": "last", "total": "total",
-        "hand_line": "Hand {n} · {kind}: {score}", "match_to": " (match to {target})", "games": "games",
-        "points": "points", "tute": "Tute!", "sings": "{points} in",
-        "new_log": "New {preset} game against {bot} bots; you are {name}.", "hand_log": "Hand {n}.",
-        "replay_log": "Replay: {n} hand(s). Every hand is shown.", "step": "step {k} / {n}", "the_deal": "the deal",
-        "deal_status": "The deal: every hand is shown. Step forward with the arrows.", "dealing": "Dealing...",
-        "no_server": "Cannot reach the server: {msg}", "cannot_replay": "Cannot replay {name}: {msg}",
-        "replay_of": "Replay of hand {n}: {players}", "won_by": "(side {side} won)",
-        "col_hand": "#", "col_points": "points", "col_winner": "winner", "col_games": "games", "col_score": "match",
-        "recap": "The match in {n} hands", "match_over": "Match over",
-        "review": "Review", "reviewing": "Reviewing the hand with every card known (it takes a few seconds)…",
-        "review_of": "Review of hand {n}: {players}", "loss": "loss {loss}", "best": "best {best}",
-        "best_move": "best move", "not_solved": "not solved",
-        "review_totals": "Review (every card known, point weight {weight}): loss per seat: {totals}",
-    },
-    "es": {
-        "lang": "Idioma", "preset": "Modalidad", "bots": "Bots", "seat": "Tu asiento", "match": "partida",
-        "new_game": "Nueva partida", "download": "Descargar registro", "replay_file": "Ver un registro…",
-        "replay_given": "Ver el registro dado",
-        "welcome1": "Elige la modalidad, el nivel de los bots y tu asiento, y pulsa Nueva partida.",
-        "welcome2": "O abre un registro con Ver un registro.",
-        "score": "Puntos", "scoreboard": "Manos de la partida", "cantes": "Cantes", "tricks": "Bazas",
-        "moves": "Jugadas (la última arriba)", "none_yet": "todavía nada",
-        "hand": "Mano", "first": "« inicio", "back": "◀ atrás", "forward": "adelante ▶", "last": "final »",
-        "close_replay": "Cerrar",
-        "you": "Tú", "you_short": "tú", "partner": "Compañero ({name})", "player": "jugador {seat}",
-        "side": "pareja {side}", "dealer": "reparte", "to_declare": "canta", "to_play": "juega",
-        "took_trick": "{who}: baza {n} (+{points})", "trumps": "Triunfo:", "shown_card": "muestra",
-        "turned_card": "muestra", "stock": "monte", "left": "quedan {n}", "arrastre": "arrastre (sin monte: asistir y montar)",
-        "trick_of": "baza {n} de {m}",
-        "win_hand": "Ganas la mano", "lose_hand": "Pierdes la mano", "hand_over": "Fin de la mano",
-        "next_hand": "Siguiente mano", "cards": "cartas", "last_trick": "últimas", "total": "total",
-        "hand_line": "Mano {n} · {kind}: {score}", "match_to": " (partida a {target})", "games": "juegos",
-        "points": "puntos", "tute": "¡Tute!", "sings": "las {points} en",
-        "new_log": "Nueva partida de {preset} contra bots {bot}; eres {name}.", "hand_log": "Mano {n}.",
-        "replay_log": "Registro: {n} mano(s). Se ven todas las cartas.", "step": "paso {k} / {n}",
-        "the_deal": "el reparto", "deal_status": "El reparto: se ven todas las manos. Avanza con las flechas.",
-        "dealing": "Repartiendo...", "no_server": "No se puede contactar con el servidor: {msg}",
-        "cannot_replay": "No se puede ver {name}: {msg}", "replay_of": "Mano {n} del registro: {players}",
-        "won_by": "(ganó la pareja {side})",
-        "col_hand": "#", "col_points": "puntos", "col_winner": "gana", "col_games": "juegos", "col_score": "partida",
-        "recap": "La partida en {n} manos", "match_over": "Fin de la partida",
-        "review": "Análisis", "reviewing": "Analizando la mano con todas las cartas a la vista (unos segundos)…",
-        "review_of": "Análisis de la mano {n}: {players}", "loss": "pierde {loss}", "best": "mejor {best}",
-        "best_move": "la mejor", "not_solved": "sin resolver",
-        "review_totals": "Análisis (todas las cartas a la vista, peso de los puntos {weight}): pérdida por jugador: {totals}",
-    },
-}

@@ -90,8 +90,16 @@ def cards_str(cards: Iterable[int]) -> str:
     return " ".join(card_str(c) for c in cards)
 
 
+def is_int(value, lo: int | None = None, hi: int | None = None) -> bool:
+    """Whether ``value`` is an integer (Python or numpy; not a bool) in ``lo..hi`` (either bound
+    may be None): the one check of an integer given by a user, whose callers word the error."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        return False
+    return (lo is None or value >= lo) and (hi is None or value <= hi)
+
+
 def _check_card(card) -> int:
-    if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)) or not 0 <= card < NUM_CARDS:
+    if not is_int(card, 0, NUM_CARDS - 1):
         raise ValueError(f"bad card id {card!r}: expected an integer in 0..39")
     return int(card)
 
@@ -104,7 +112,7 @@ def cards_of(mask: int) -> list[int]:
 
 def action_str(action: int) -> str:
     """Action string: the card string, ``sing-o`` .. ``sing-b``, ``tute``, ``exchange``, ``pass``."""
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
+    if not is_int(action, 0, NUM_ACTIONS - 1):
         raise ValueError(f"bad action id {action!r}: expected an integer in 0..{NUM_ACTIONS - 1}")
     action = int(action)
     if action < NUM_CARDS:
@@ -120,7 +128,7 @@ def as_action(action) -> int:
     still be out of range: check ``0 <= a < NUM_ACTIONS``."""
     if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
         return int(action)
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+    if not is_int(action):
         return -1
     return int(action)
 

@@ -11,12 +11,13 @@ start games from these, so a deal means the same to the core, the reference engi
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .cards import NUM_CARDS, card_str, cards_str, to_card, to_cards
+from .cards import NUM_CARDS, card_str, cards_str, is_int, to_card, to_cards
 from .rules import Rules
 
 
@@ -56,7 +57,7 @@ class Deal:
     def validate(self, rules: Rules) -> None:
         """Raise ``ValueError`` saying what is wrong if this deal is impossible under ``rules``."""
         n = rules.num_players
-        if isinstance(self.dealer, bool) or not isinstance(self.dealer, (int, np.integer)) or not 0 <= self.dealer < n:
+        if not is_int(self.dealer, 0, n - 1):
             raise ValueError(f"malformed deal: dealer {self.dealer!r} is not a seat 0..{n - 1}")
         if len(self.hands) != n:
             raise ValueError(f"malformed deal: {len(self.hands)} hands given, {n} players")
@@ -130,7 +131,8 @@ class Deals:
 
     @classmethod
     def from_deals(cls, deals: Sequence[Deal | Mapping], rules: Rules) -> Deals:
-        """A batch from single deals (``Deal`` objects or dicts), each validated."""
+        """A batch from single deals (``Deal`` objects or dicts), each validated: the one check of
+        a given deal (an error names the deal's index when there are several)."""
         if len(deals) == 0:
             raise ValueError("malformed deal: no deals given")
         checked = []
@@ -141,16 +143,23 @@ class Deals:
                 else:
                     deal = Deal.from_dict(deal, rules)
             except ValueError as err:
-                raise ValueError(f"deal {lane}: {err}") from None
+                raise ValueError(f"deal {lane}: {err}" if len(deals) > 1 else str(err)) from None
             checked.append(deal)
+        return cls.stack(checked, rules)
+
+    @classmethod
+    def stack(cls, deals: Sequence[Deal], rules: Rules) -> Deals:
+        """A batch of deals already checked (:meth:`from_deals`, a record's deal), as they are."""
         return cls(
-            dealer=np.array([d.dealer for d in checked], dtype=np.int8),
-            hands=np.array([d.hands for d in checked], dtype=np.int8).reshape(
-                len(checked), rules.num_players, rules.hand_size
-            ),
-            trump_card=np.array([d.trump_card for d in checked], dtype=np.int8),
-            stock=np.array([d.stock for d in checked], dtype=np.int8).reshape(len(checked), rules.stock_size),
+            dealer=np.array([d.dealer for d in deals], dtype=np.int8),
+            hands=np.array([d.hands for d in deals], dtype=np.int8).reshape(len(deals), rules.num_players, rules.hand_size),
+            trump_card=np.array([d.trump_card for d in deals], dtype=np.int8),
+            stock=np.array([d.stock for d in deals], dtype=np.int8).reshape(len(deals), rules.stock_size),
         )
+
+    def repeat(self, num: int) -> Deals:
+        """Each deal ``num`` times over, in a row."""
+        return Deals(*(np.repeat(getattr(self, f.name), num, axis=0) for f in dataclasses.fields(self)))
 
 
 def _field(name: str, convert, value):

@@ -15,7 +15,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
-from .cards import NUM_CARDS
+from .cards import NUM_CARDS, is_int
 
 StockDuty = Literal["free", "trump_led", "strict"]
 Exchange = Literal["seven_on_lead", "after_win", "off"]
@@ -75,7 +75,7 @@ class Rules:
                 raise ValueError(f"bad rules option {name}={getattr(self, name)!r}: expected True or False")
         for name in ("num_players", "hand_size", "target_games", "target_points"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
+            if not is_int(value):
                 raise ValueError(f"bad rules option {name}={value!r}: expected an integer")
         if self.num_players not in (2, 3, 4):
             raise ValueError(f"bad rules option num_players={self.num_players}: expected 2, 3 or 4")
@@ -172,10 +172,10 @@ def make_rules(preset: str | Rules = "partnership", **overrides) -> Rules:
     """Rules of a named preset (or a given :class:`Rules`), with options overridden."""
     if isinstance(preset, Rules):
         base = preset
-    elif preset in PRESETS:
+    elif isinstance(preset, str) and preset in PRESETS:
         base = PRESETS[preset]
     else:
-        raise ValueError(f"unknown preset {preset!r}: expected one of {sorted(PRESETS)}")
+        raise ValueError(f"unknown preset {preset!r}: expected one of {sorted(PRESETS)} or a Rules")
     return base.replace(**overrides) if overrides else base
 
 

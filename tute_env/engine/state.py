@@ -105,7 +105,7 @@ class State:
         return self.card_points + self.last_trick_bonus + self.cante_points
 
     def copy(self) -> State:
-        return State(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
+        return State(*[a.copy() for a in _fields_of(self)])  # positional: the fields in order, fast at B = 1
 
     def take(self, lanes) -> State:
         """A new state of the given lanes (index array or boolean mask)."""

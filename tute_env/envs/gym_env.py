@@ -62,15 +62,15 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from ..engine.cards import NUM_ACTIONS, action_str, as_action
+from ..engine.cards import NUM_ACTIONS, action_str, as_action, is_int
 from ..engine.core import Game, is_legal
-from ..engine.deal import Deals, random_deals
+from ..engine.deal import random_deals
 from ..engine.observation import encode_observation, observation_layout, observation_scale
 from ..engine.rules import Rules
 from ..engine.scoring import INFO_KEYS, Scoring, hand_info
 from ..play.seating import LEARNER, RandomPolicy, Seating
+from .args import observation_high, parse_env_args, parse_reset_options
 from .render import EnvRenderer
-from .tute_v0 import observation_high, parse_env_args, parse_reset_options
 
 __all__ = ["CallablePolicy", "TuteEnv", "TuteVectorEnv"]
 
@@ -109,7 +109,7 @@ def _policy(spec):
 
 def _learner_seats(rules: Rules, seat, control_partner, where: str) -> np.ndarray:
     n = rules.num_players
-    if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+    if not is_int(seat, 0, n - 1):
         raise ValueError(f"bad argument seat={seat!r} for {where}: expected a seat 0..{n - 1}")
     if not isinstance(control_partner, bool):
         raise ValueError(f"bad argument control_partner={control_partner!r} for {where}: expected True or False")
@@ -181,12 +181,9 @@ class _LearnerGames:
 
     def start(self, options, num: int) -> dict:
         """New episodes in every game (a given deal, a dealer, or random deals)."""
-        deal, dealer = parse_reset_options(options, self.rules)
-        if deal is not None:
-            deals = Deals.from_deals([deal] * num, self.rules)
-        else:
-            deals = random_deals(self.rules, self.rng, num, dealer)
-        self.state = self.game.new_state(deals)
+        deals, dealer = parse_reset_options(options, self.rules)
+        deals = random_deals(self.rules, self.rng, num, dealer) if deals is None else deals.repeat(num)
+        self.state = self.game.new_state(deals, validate=False)
         self.scoring.reset()
         infos: dict = {}
         self.settle(np.zeros(num), np.zeros(num, bool), infos)
@@ -351,7 +348,7 @@ class TuteVectorEnv(VectorEnv):
                  point_weight: float = 0.0, illegal_action: str = "penalty", scaled: bool = False,
                  render_mode: str | None = None, **rule_options):
         where = "TuteVectorEnv"
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if not is_int(num_envs, 1):
             raise ValueError(f"bad argument num_envs={num_envs!r} for {where}: expected a positive integer")
         rules = parse_env_args(preset, episode, reward, render_mode, rule_options, render_modes=(), where=where)
         _check_common(illegal_action, scaled, where)

@@ -219,7 +219,6 @@ This page is also `docs/tute_v0.md` (`python -m tute_env.envs.tute_v0 > docs/tut
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -245,23 +244,20 @@ from ..engine.cards import (
     card_id,
 )
 from ..engine.core import Game, State
-from ..engine.deal import Deal, Deals, random_deals
+from ..engine.deal import Deal, random_deals
 from ..engine.observation import (
     PIECE_DOC,
     encode_observation,
     encode_perfect_information,
     observation_layout,
-    observation_scale,
-    perfect_information_layout,
 )
-from ..engine.rules import PRESETS, Rules, make_rules
-from ..engine.scoring import EPISODES, REWARDS, Scoring, hand_info
-from ..play.records import Record, RecordError, deal_at_start, finished_record
+from ..engine.rules import PRESETS, Rules
+from ..engine.scoring import Scoring, hand_info
+from ..play.records import Record, deal_at_start, finished_record
+from .args import RENDER_MODES, observation_high, parse_env_args, parse_reset_options
 from .render import EnvRenderer
 
 __all__ = ["env", "parallel_env", "raw_env"]
-
-RENDER_MODES = ("human", "rgb_array", "ansi")
 
 _TABLE_PRESETS = ("partnership", "two_player", "three_player")
 
@@ -304,86 +300,6 @@ def action_table() -> str:
 
 __doc__ = __doc__.replace("OBSERVATION_TABLE", observation_table()).replace("ACTION_TABLE", action_table())
 DOC_HEADER = "<!-- Generated from tute_env/envs/tute_v0.py: python -m tute_env.envs.tute_v0 > docs/tute_v0.md -->\n"
-
-
-# ----------------------------------------------------------------------------------------------
-# Arguments
-# ----------------------------------------------------------------------------------------------
-def parse_env_args(preset, episode, reward, render_mode, rule_options, render_modes=RENDER_MODES,
-                   where="tute_v0.env") -> Rules:
-    """Validate the env arguments shared by all views; returns the rules. Raises ``ValueError``
-    naming the bad argument."""
-    if isinstance(preset, Rules):
-        base = preset
-    elif isinstance(preset, str) and preset in PRESETS:
-        base = PRESETS[preset]
-    else:
-        raise ValueError(f"bad argument preset={preset!r} for {where}: expected one of {sorted(PRESETS)} or a Rules")
-    if episode not in EPISODES:
-        raise ValueError(f"bad argument episode={episode!r} for {where}: expected one of {EPISODES}")
-    if reward not in REWARDS:
-        raise ValueError(f"bad argument reward={reward!r} for {where}: expected one of {REWARDS}")
-    if render_mode is not None and render_mode not in render_modes:
-        raise ValueError(
-            f"bad argument render_mode={render_mode!r} for {where}: expected None or one of {render_modes}"
-        )
-    try:
-        return make_rules(base, **rule_options)
-    except ValueError as err:
-        raise ValueError(f"{err} (for {where})") from None
-
-
-def parse_reset_options(options, rules: Rules):
-    """``(deal, dealer)`` from reset options: a validated :class:`Deal` or None, a seat or None."""
-    if options is None:
-        return None, None
-    if not isinstance(options, Mapping):
-        raise ValueError(f"bad reset options {options!r}: expected a dict such as {{'deal': ...}} or {{'dealer': 0}}")
-    deal, dealer, record = options.get("deal"), options.get("dealer"), options.get("record")
-    if sum(x is not None for x in (deal, dealer, record)) > 1:
-        raise ValueError("bad reset options: give only one of 'deal', 'record' (which name their dealer) and 'dealer'")
-    if record is not None:
-        deal = _deal_of_record(record, rules)
-    if deal is not None:
-        if isinstance(deal, Deal):
-            deal.validate(rules)
-        elif isinstance(deal, Mapping):
-            try:
-                deal = Deal.from_dict(deal, rules)
-            except TypeError as err:
-                raise ValueError(f"malformed deal: {err}") from None
-        else:
-            raise ValueError(f"malformed deal: expected a dict with dealer, hands, trump_card, stock; got {deal!r}")
-    if dealer is not None:
-        n = rules.num_players
-        if isinstance(dealer, (bool, np.bool_)) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
-            raise ValueError(f"bad reset option dealer={dealer!r}: expected a seat 0..{n - 1}")
-        dealer = int(dealer)
-    return deal, dealer
-
-
-def _deal_of_record(record, rules: Rules) -> Deal:
-    """The deal of a game record (a :class:`Record` or its dict), whose rules must be ``rules``."""
-    if isinstance(record, Mapping):
-        try:
-            record = Record.from_dict(record)
-        except RecordError as err:
-            raise ValueError(f"bad reset option record: {err}") from None
-    if not isinstance(record, Record):
-        raise ValueError(f"bad reset option record: expected a game record (a dict or a Record), got {record!r}")
-    if record.rules != rules:
-        differ = [k for k, v in dataclasses.asdict(record.rules).items() if getattr(rules, k) != v]
-        raise ValueError(f"bad reset option record: its rules differ from this env's in {', '.join(differ)}")
-    return record.deal
-
-
-def observation_high(rules: Rules, perfect: bool = False) -> np.ndarray:
-    """int8 upper bounds of the observation (or state) vector, from the layout's scale."""
-    high = np.rint(1 / observation_scale(rules)).astype(np.int8)
-    if perfect:
-        extra = perfect_information_layout(rules).size - high.size
-        high = np.concatenate([high, np.ones(extra, np.int8)])
-    return high
 
 
 # ----------------------------------------------------------------------------------------------
@@ -488,12 +404,10 @@ class raw_env(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
-        deal, dealer = parse_reset_options(options, self.rules)
-        if deal is not None:
-            deals = Deals.from_deals([deal], self.rules)
-        else:
+        deals, dealer = parse_reset_options(options, self.rules)
+        if deals is None:
             deals = random_deals(self.rules, self._rng, 1, dealer)
-        self._core_state = self.game.new_state(deals)
+        self._core_state = self.game.new_state(deals, validate=False)
         self._start_record()
         self._record = None
         self._match_id = match_id(self._rng) if self.episode == "match" else None

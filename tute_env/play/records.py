@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..engine.cards import NUM_ACTIONS, action_id, action_str, unpack_sets
+from ..engine.cards import NUM_ACTIONS, action_id, action_str, is_int, unpack_sets
 from ..engine.core import Game, State
 from ..engine.deal import Deal
 from ..engine.rules import Rules, nearest_preset, option_names
@@ -166,7 +166,7 @@ class Record:
 
 
 def _expect(name: str, value, kind: type) -> None:
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+    if not (is_int(value) if kind is int else isinstance(value, kind)):
         raise RecordError(name, f"expected {'an' if kind is int else 'a'} {kind.__name__}, got {value!r}")
 
 
@@ -197,7 +197,7 @@ def _result_of(spec, rules: Rules) -> dict:
         raise RecordError(f"result.{unknown[0]}", "unknown key; a result has points, winner, games")
     points, winner, games = spec["points"], spec["winner"], spec["games"]
     if not isinstance(points, list) or len(points) != rules.num_sides or not all(
-            isinstance(p, int) and not isinstance(p, bool) for p in points):
+            is_int(p) for p in points):
         raise RecordError("result.points", f"expected {rules.num_sides} integers (one per side), got {points!r}")
     _expect("result.winner", winner, int)
     if not 0 <= winner < rules.num_sides:

@@ -183,8 +183,9 @@ class Seating:
         return actions
 
     def step(self, state: State, actions, active=None) -> State:
-        """Apply ``actions`` (B,) in the ``active`` games (default: every game not over), after
-        the hooks saw them; an illegal action raises ``ValueError`` before any is applied."""
+        """Apply the caller's ``actions`` (B,) in the ``active`` games (default: every game not
+        over), after the hooks saw them; an illegal action raises ``ValueError`` before any is
+        applied (checked here when hooks would see it, else by the core's step)."""
         actions = np.asarray(actions)
         active = ~state.done if active is None else np.asarray(active, dtype=bool)
         if self.hooks:
@@ -192,6 +193,12 @@ class Seating:
                 raise ValueError(f"actions and active must have shape ({state.batch_size},)")
             lanes = np.flatnonzero(active)
             self._check_legal(state, lanes, actions[lanes], "the caller")
+        return self._apply(state, actions, active)
+
+    def _apply(self, state: State, actions: np.ndarray, active: np.ndarray) -> State:
+        """Apply checked actions: the hooks see them, then the core steps."""
+        if self.hooks:
+            lanes = np.flatnonzero(active)
             for hook in self.hooks:
                 hook(state, lanes, actions[lanes])
         state = self.game.step(state, actions, active=active)
@@ -215,7 +222,7 @@ class Seating:
             todo = self.waiting(state)
             acted = bool(todo.any())
             if acted:
-                self.step(state, self.actions(state, todo), active=todo)
+                self._apply(state, self.actions(state, todo), todo)  # checked in actions()
                 decisions += int(todo.sum())
             ended = np.zeros(0, np.intp) if on_done is None else np.flatnonzero(state.done & ~reported)
             if ended.size:

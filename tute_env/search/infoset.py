@@ -119,12 +119,6 @@ class InfoSet:
         lanes = np.arange(self.batch_size)
         return np.where(self.trick_winner >= 0, self.trick[lanes, np.maximum(self.trick_winner, 0)], -1).astype(np.int8)
 
-    @property
-    def led_card(self) -> np.ndarray:
-        """(B,) int8: card that led the trick in progress, -1 before the lead."""
-        lanes = np.arange(self.batch_size)
-        return self.trick[lanes, self.trick_leader]
-
 
 def decode_infoset(rules: Rules, observations: np.ndarray, masks: np.ndarray) -> InfoSet:
     """Decode (B, obs_size) observations and (B, 47) masks."""

@@ -176,10 +176,7 @@ class SelfPlayGames:
         self.seating.policies = self.pool.agents
         ref = self.state
         self.state = State(**{k: _from_tensor(v, getattr(ref, k).dtype) for k, v in data["state"].items()})
-        if "seats" in data:
-            self.seating.seats = data["seats"].numpy().copy()
-        else:  # checkpoints before the table layer kept the learner's seats and the others' entries apart
-            self.seating.seats = np.where(data["learner"].numpy(), LEARNER, data["seat_entry"].numpy())
+        self.seating.seats = data["seats"].numpy().copy()
         self.opponent = data["opponent"].numpy().copy()
         self.decisions = data["decisions"]
 

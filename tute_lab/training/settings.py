@@ -11,6 +11,7 @@ import yaml
 
 from agents.ppo import resolve_device
 from agents.registry import check_spec
+from tute_env.engine.cards import is_int
 
 from ..ray_cluster import check_ray_options
 
@@ -156,7 +157,7 @@ def check_args(args: Args) -> None:
                 "threads": 1, "record_games": 0}
     for name, low in at_least.items():
         value = getattr(args, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        if not is_int(value, low):
             raise ValueError(f"{name} must be an integer of at least {low}, got {value!r}")
     if args.final_eval_deals is not None and (isinstance(args.final_eval_deals, bool) or args.final_eval_deals < 1):
         raise ValueError(f"final_eval_deals must be an integer of at least 1 (or null), got {args.final_eval_deals!r}")

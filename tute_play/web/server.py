@@ -54,9 +54,10 @@ from starlette.staticfiles import StaticFiles
 
 from agents.base import shipped_presets
 from tute_env.engine.rules import PRESETS
-from tute_play.words import LANGS, PAGE_WORDS
+from tute_play.words import LANGS
 
 from ..levels import LEVELS, NETWORK_LEVELS
+from .page_words import PAGE_WORDS
 from .session import MAX_REPLAY_HANDS, BadRequest, Games, record_of_text, replay_of_text, replay_view, review_of
 
 STATIC = Path(__file__).parent / "static"

@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from agents.base import shipped_presets
+from agents.base import MissingExtra, shipped_presets
 from tute_env.engine.cards import (
     CARD_POINTS,
     CARD_STRENGTH,
@@ -36,6 +36,7 @@ from tute_env.engine.cards import (
     action_str,
     card_str,
     cards_of,
+    is_int,
 )
 from tute_env.engine.core import Game, State
 from tute_env.engine.deal import random_deals
@@ -255,13 +256,13 @@ class WebGame:
         self.level = _check_choice("level", level, LEVELS)
         self.lang = _check_choice("lang", lang, LANGS)
         rules = self.rules = PRESETS[preset]
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rules.num_players:
+        if not is_int(seat, 0, rules.num_players - 1):
             raise BadRequest(f"bad seat {short(seat)}: expected an integer 0..{rules.num_players - 1}")
         if not isinstance(match, bool):
             raise BadRequest(f"bad match {short(match)}: expected true or false")
         if seed is None:
             seed = secrets.randbits(31)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
+        if not is_int(seed, 0, 2**31 - 1):
             raise BadRequest(f"bad seed {short(seed)}: expected an integer 0..2**31-1")
         if level in NETWORK_LEVELS and preset not in shipped_presets():
             raise BadRequest(f"level {level}: no shipped agent plays {preset} (shipped: {', '.join(shipped_presets())})")
@@ -269,7 +270,10 @@ class WebGame:
         self.seat, self.match, self.seed = seat, match, seed
         self.lock = threading.Lock()
         self.game = Game(rules)
-        bots = make_bots(rules, seat, LEVELS[level], None, seed)
+        try:
+            bots = make_bots(rules, seat, LEVELS[level], None, seed)
+        except MissingExtra as err:  # a network level on a server without torch
+            raise BadRequest(str(err), 501) from None
         self.labels = ["human" if x == seat else LEVELS[level] for x in range(rules.num_players)]
         order = sorted(bots)
         self.seating = Seating(self.game, [bots[x] for x in order],
@@ -402,7 +406,7 @@ class WebGame:
         records = list(self.records)  # a copy: a bot may be finishing a hand in another thread
         if hand is None:
             hand = len(records) or 1
-        if isinstance(hand, bool) or not isinstance(hand, int):
+        if not is_int(hand):
             raise BadRequest(f"bad hand {short(hand)}: expected a hand number from 1")
         if hand == len(records) + 1 and not self.state.done[0]:
             raise BadRequest("the hand is not over: its review comes when it ends", 409)
