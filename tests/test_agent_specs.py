@@ -122,7 +122,8 @@ def test_existing_specs_make_the_same_agents():
 
 def test_the_grammar_is_written_once_and_read_by_the_help(capsys):
     forms = spec_help().split(" | ")
-    assert forms[:len(KINDS)] == [k.name if k.arg is None else f"{k.name}[:{k.arg.metavar}]" for k in KINDS.values()]
+    assert forms[:len(KINDS)] == [k.form for k in KINDS.values()]
+    assert {"greedy", "pimc[:N]", "ppo[:sample]"} <= set(forms)
     words = " ".join(evaluate.build_parser().format_help().split())
     assert all(" ".join(line.split()) in words for line in spec_lines())
     with pytest.raises(SystemExit):
