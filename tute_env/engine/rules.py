@@ -168,6 +168,10 @@ def option_names() -> list[str]:
     return [f.name for f in dataclasses.fields(Rules)]
 
 
+class UnknownPreset(ValueError):
+    """:func:`make_rules` was given neither a preset's name nor a :class:`Rules`."""
+
+
 def make_rules(preset: str | Rules = "partnership", **overrides) -> Rules:
     """Rules of a named preset (or a given :class:`Rules`), with options overridden."""
     if isinstance(preset, Rules):
@@ -175,7 +179,7 @@ def make_rules(preset: str | Rules = "partnership", **overrides) -> Rules:
     elif isinstance(preset, str) and preset in PRESETS:
         base = PRESETS[preset]
     else:
-        raise ValueError(f"unknown preset {preset!r}: expected one of {sorted(PRESETS)} or a Rules")
+        raise UnknownPreset(f"unknown preset {preset!r}: expected one of {sorted(PRESETS)} or a Rules")
     return base.replace(**overrides) if overrides else base
 
 

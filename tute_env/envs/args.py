@@ -13,7 +13,7 @@ import numpy as np
 from ..engine.cards import is_int
 from ..engine.deal import Deal, Deals
 from ..engine.observation import observation_scale, perfect_information_layout
-from ..engine.rules import Rules, make_rules
+from ..engine.rules import PRESETS, Rules, UnknownPreset, make_rules
 from ..engine.scoring import EPISODES, REWARDS
 from ..play.records import Record, RecordError
 
@@ -36,6 +36,9 @@ def parse_env_args(preset, episode, reward, render_mode, rule_options, render_mo
         )
     try:
         return make_rules(preset, **rule_options)
+    except UnknownPreset:
+        raise ValueError(f"bad argument preset={preset!r} for {where}: expected one of {sorted(PRESETS)} or a Rules") \
+            from None
     except ValueError as err:
         raise ValueError(f"{err} (for {where})") from None
 
