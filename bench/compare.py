@@ -39,7 +39,11 @@ for _ in range(4000):
     "aec": """
 import numpy as np
 from tute_env import tute_v0
-env = tute_v0.env("partnership"); env.reset(seed=0); rng = np.random.default_rng(0); n = 0
+try:
+    env = tute_v0.env(preset="partnership")
+except ValueError:  # a checkout before the preset argument (issue 35)
+    env = tute_v0.env(variant="partnership")
+env.reset(seed=0); rng = np.random.default_rng(0); n = 0
 while n < 60000:
     for agent in env.agent_iter():
         obs, r, term, trunc, info = env.last(); n += 1
