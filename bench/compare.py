@@ -41,7 +41,7 @@ import numpy as np
 from tute_env import tute_v0
 try:
     env = tute_v0.env(preset="partnership")
-except ValueError:  # a checkout before the preset argument (issue 35)
+except (TypeError, ValueError):  # a checkout before the preset argument (issue 35)
     env = tute_v0.env(variant="partnership")
 env.reset(seed=0); rng = np.random.default_rng(0); n = 0
 while n < 60000:
