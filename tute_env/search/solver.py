@@ -179,13 +179,14 @@ _inline = numba.njit(cache=True, error_model="numpy", _nrt=False, inline="always
 
 # The search's memory, made once per Solver (the transposition table at first use) and passed to
 # the compiled search as named tuples of arrays (as the core passes a State's, StateArrays).
-_TranspositionTable = namedtuple("TranspositionTable", [
+# Each named tuple's type name is its name in this module: numba's cache pickles the type by name.
+_TranspositionTable = namedtuple("_TranspositionTable", [
     "keys",  # (E, 5) uint64: what remains (words 0-3, _key) and the side totals where the lower and
     #          the upper bound were found (word 4, _POINTS_SHIFT bits each)
     "bounds",  # (E, 2) float64: the lower and the upper bound of the value
     "stamps",  # (E,) uint64: generation, best move and cards left (_tt_stamp)
 ])  # E entries (a power of 2) in buckets of two: slot 0 kept for the larger position, slot 1 always replaced
-_SearchStack = namedtuple("SearchStack", [
+_SearchStack = namedtuple("_SearchStack", [
     "lanes",  # StateArrays of one lane a ply (views of ``words``): lane d, the position at ply d
     "words",  # (depth, W) uint64: each lane's fields in one row (copy-make copies a row)
     "moves",  # (depth, 47) int8: each ply's moves, best first
@@ -203,7 +204,7 @@ _SearchStack = namedtuple("SearchStack", [
     "merged_into",  # (47,) int64: the card each merged card stands for (_merge_cards; read at the root only)
     "cutoff_history",  # (40,) int64: how often each card cut off, deeper plies counting more
 ])
-_SearchSettings = namedtuple("SearchSettings", [
+_SearchSettings = namedtuple("_SearchSettings", [
     "point_weight",  # float64: the weight of the point difference in a value
     "generation",  # uint64: this search's transposition-table generation (entries of others are stale)
     "merge_equivalent",  # bool: search one card of each run of equivalent cards
