@@ -46,12 +46,12 @@ The match options (R10) play no part: a value is that of the hand.
   share an entry (the trumps keep their names while the exchange may still take one). Exact keys
   (four words), two entries a bucket (one kept for the larger position, one always
   replaced), generations instead of clearing; its memory is bounded by ``table_mb``;
-* a forced move (one legal action) below the root is played in place, with no key,
-  transposition-table lookup or copy of the lane;
+* a forced move (one legal action) below the root is played in place, with no key, table
+  probe or copy of the lane;
 * bounds from the totals each side can still reach (the points now, up to every point left
   in play, its cantes and the last trick's 10; Tute (R8b) wins whatever the points): a
   position whose outcome is decided, or outside the window, is not searched further;
-* move ordering: the transposition table's best move, then declarations, the exchange, and cards by a rule
+* move ordering: the table's best move, then declarations, the exchange, and cards by a rule
   of thumb (win a trick cheaply, give points to a partner's winning card, throw cheap cards),
   with a history of the cards that cut off before;
 * equivalent cards merged: cards of one suit held by the seat to act, worth no points (7, 6,
@@ -64,19 +64,17 @@ The match options (R10) play no part: a value is that of the hand.
 the first lead takes a fraction of a second at the median but seconds at the tail (more with a
 point weight, whose point difference counts to the last card), a two-player game once the
 stock is gone a millisecond or less, and a two-player game from the first lead with its long
-free stock phase (R4, R6) is out of reach (docs/solver_speed.md has the figures). ``max_nodes``
-and ``max_seconds`` bound one lane's search: past them :class:`SolverBudgetExceeded` (a
-``ValueError``) is raised instead of running on. Lanes are solved one after the other, on one
-core. A finished lane has no action values and is refused (``ValueError``), as is anything that
-is not a State of the solver's rules (the core's state checks, ``state_misfit`` and
-``check_state``).
+free stock phase (R4, R6) is out of reach (docs/solver_speed.md has the figures). ``max_nodes`` and ``max_seconds`` bound one lane's search: past them
+:class:`SolverBudgetExceeded` (a ``ValueError``) is raised instead of running on. Lanes are
+solved one after the other, on one core. A finished lane has no action values and is refused
+(``ValueError``), as is anything that is not a State of the solver's rules
+(the core's state checks, ``state_misfit`` and ``check_state``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections import namedtuple
 
 import numba
 import numpy as np
@@ -123,7 +121,7 @@ __all__ = ["MTD_STEPS", "Solver", "SolverBudgetExceeded"]
 
 #: Zero-window tests at the root before a full window between the bounds found (MTD(f)).
 MTD_STEPS = 12
-#: Bytes of one transposition-table entry: the key (5 x 8), two bounds (2 x 8), the stamp (8).
+#: Bytes of one transposition-table entry: the key (5 x 8), two bounds (2 x 8), meta (8).
 ENTRY_BYTES = 64
 
 
@@ -131,21 +129,19 @@ class SolverBudgetExceeded(ValueError):
     """A lane's search went past ``max_nodes`` or ``max_seconds`` (:class:`Solver`) unfinished."""
 
 
-# The search's counters (an int64 array, read back by the Python side): positions searched, and
-# which budget ran out (0: none yet).
-_SEARCHED, _EXCEEDED = range(2)
-_NODE_BUDGET, _TIME_BUDGET = 1, 2
-# The phases of a ply in the search's loop: entered, a child's value returned, a child to choose;
-# and the search stopped (out of budget).
-_ENTER, _RETURN, _CHOOSE, _STOP = range(4)
+# Search counters and settings (``ctx``, int64) and the float settings (``fctx``).
+_MAX_SIDE, _NODES, _NODE_LIMIT, _EXCEEDED, _GEN, _MERGE, _TIMED = range(7)
+_POINT_WEIGHT, _DEADLINE = range(2)
+# Per-depth search registers: ``fw`` (float64) and ``iw`` (int64).
+_ALPHA, _BETA, _ALPHA0, _BETA0, _BEST = range(5)
+_NMOVES, _NEXT, _BEST_MOVE, _MAXIMISING = range(4)
+_ENTER, _RETURN, _CHOOSE = range(3)
 _ZERO, _ONE = U64(0), U64(1)
+_M40 = U64((1 << 40) - 1)
 _MIX1, _MIX2 = U64(0xBF58476D1CE4E5B9), U64(0x94D049BB133111EB)
-# A transposition-table entry's stamp: its generation (the low 32 bits), best move + 1 (8 bits
-# from bit 32) and cards left in the hands (8 bits from bit 40).
-_GENERATION_MASK = U64(0xFFFFFFFF)
-_MOVE_SHIFT, _CARDS_LEFT_SHIFT = U64(32), U64(40)
-# Side totals so far in a key's fifth word: _POINT_BITS a side; a transposition-table entry keeps
-# two such words (where its lower and its upper bound were found) in one.
+_GEN_MASK = U64(0xFFFFFFFF)
+# Side totals so far in a key's fifth word: _POINT_BITS a side; an entry keeps two such words
+# (where its lower and its upper bound were found) in one.
 _POINT_BITS = 10
 _POINT_MASK = U64((1 << _POINT_BITS) - 1)
 _POINTS_SHIFT = 30
@@ -177,42 +173,6 @@ _hot = numba.njit(cache=True, error_model="numpy", _nrt=False)
 _inline = numba.njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 
 
-# The search's memory, made once per Solver (the transposition table at first use) and passed to
-# the compiled search as named tuples of arrays (as the core passes a State's, StateArrays).
-# Each named tuple's type name is its name in this module: numba's cache pickles the type by name.
-_TranspositionTable = namedtuple("_TranspositionTable", [
-    "keys",  # (E, 5) uint64: what remains (words 0-3, _key) and the side totals where the lower and
-    #          the upper bound were found (word 4, _POINTS_SHIFT bits each)
-    "bounds",  # (E, 2) float64: the lower and the upper bound of the value
-    "stamps",  # (E,) uint64: generation, best move and cards left (_tt_stamp)
-])  # E entries (a power of 2) in buckets of two: slot 0 kept for the larger position, slot 1 always replaced
-_SearchStack = namedtuple("_SearchStack", [
-    "lanes",  # StateArrays of one lane a ply (views of ``words``): lane d, the position at ply d
-    "words",  # (depth, W) uint64: each lane's fields in one row (copy-make copies a row)
-    "moves",  # (depth, 47) int8: each ply's moves, best first
-    "move_scores",  # (depth, 47) int64: their ordering scores (scratch)
-    "move_count",  # (depth,) int64: how many moves
-    "next_move",  # (depth,) int64: the index of the next move to search
-    "best_move",  # (depth,) int64: the best move so far (-1: none)
-    "maximising",  # (depth,) bool: whether the seat to act is on the side the values are for
-    "alpha", "beta",  # (depth,) float64: the search window, narrowed as children return
-    "entry_alpha", "entry_beta",  # (depth,) float64: the window as entered (narrowed by the transposition table)
-    "best_value",  # (depth,) float64: the best child's value so far
-    "keys",  # (depth, 5) uint64: the ply's transposition-table key (_key)
-    "hashes",  # (depth,) uint64: the hash of what remains (_key)
-    "to_relative", "from_relative",  # (depth, 40) int64: the relative-rank relabelling and back (_relabel)
-    "merged_into",  # (47,) int64: the card each merged card stands for (_merge_cards; read at the root only)
-    "cutoff_history",  # (40,) int64: how often each card cut off, deeper plies counting more
-])
-_SearchSettings = namedtuple("_SearchSettings", [
-    "point_weight",  # float64: the weight of the point difference in a value
-    "generation",  # uint64: this search's transposition-table generation (entries of others are stale)
-    "merge_equivalent",  # bool: search one card of each run of equivalent cards
-    "node_limit",  # int64: positions searched before _NODE_BUDGET (0: no limit)
-    "deadline",  # float64: time.perf_counter() past which _TIME_BUDGET (inf: none)
-])
-
-
 @numba.njit(cache=True)
 def _clock():
     """time.perf_counter(), from compiled code."""
@@ -225,11 +185,11 @@ def _clock():
 # One lane of the search stack: copy, key, value of a finished hand
 # ----------------------------------------------------------------------------------------------
 @_inline
-def _make_child(cfg, st, words, d, action):
+def _make_child(cfg, st, buf, d, action):
     """Lane ``d + 1`` of the stack becomes lane ``d`` after ``action`` (copy-make: a lane is a
-    row of ``words``, which every field of the stack's State views), by the core's rules."""
-    for j in range(words.shape[1]):
-        words[d + 1, j] = words[d, j]
+    row of ``buf``, which every field of the stack's State views), by the core's rules."""
+    for j in range(buf.shape[1]):
+        buf[d + 1, j] = buf[d, j]
     step_lane(cfg, st, d + 1, action)
     st.legal[d + 1] = legal_set(cfg, st, d + 1)
 
@@ -289,17 +249,10 @@ def _u(x):
     return U64(np.int64(x))
 
 
-@_hot
-def _bit_index(bit):
-    """The index of the one-bit set ``bit``."""
-    return _BIT_INDEX[(bit * _DEBRUIJN) >> U64(58)]
-
-
 @_inline
-def _relabel(cfg, st, d, to_relative, from_relative):
+def _relabel(cfg, st, d, canon, inv):
     """Relative ranks: the pointless cards of each suit still in play, strongest first, are
-    relabelled the suit's 7, 6, 5, ... (``to_relative[c]``, and back: ``from_relative``; identity
-    for the others).
+    relabelled the suit's 7, 6, 5, ... (``canon[c]``, and back: ``inv``; identity for the others).
     Positions alike but for which pointless cards are gone play alike (same legality, trick
     winners and points), so they share a key; the trumps are kept as they are while the
     exchange (R7) may still give a trump card for the turned card. Returns the cards relabelled."""
@@ -318,13 +271,13 @@ def _relabel(cfg, st, d, to_relative, from_relative):
                 slot += 1
                 if target != c:
                     moved |= BIT[c]
-            to_relative[c] = target
-            from_relative[target] = c
+            canon[c] = target
+            inv[target] = c
     return moved
 
 
 @_hot
-def _relabel_set(cards, moved, to_relative):
+def _relabel_set(cards, moved, canon):
     """The set ``cards`` relabelled (``_relabel``)."""
     x = cards & moved
     if x == _ZERO:
@@ -333,41 +286,41 @@ def _relabel_set(cards, moved, to_relative):
     while x != _ZERO:
         low = x & (~x + _ONE)
         x ^= low
-        out |= BIT[to_relative[_bit_index(low)]]
+        out |= BIT[canon[_BIT_INDEX[(low * _DEBRUIJN) >> U64(58)]]]
     return out
 
 
 @_hot
-def _relabel_card(card, relabelling):
-    """A card (or -1, or a non-card action) relabelled by ``relabelling`` (``_relabel``'s, either way)."""
+def _relabel_card(card, canon):
+    """A card (or -1, or a non-card action) relabelled (``_relabel``)."""
     if 0 <= card < NUM_CARDS and (_POINTLESS >> U64(card)) & _ONE:
-        return np.int64(relabelling[card])
+        return np.int64(canon[card])
     return np.int64(card)
 
 
 @_inline
-def _key(cfg, st, d, key, to_relative, from_relative):
-    """The exact transposition-table key of lane ``d``: what remains (what decides the rest of
-    the hand, given the deal's trump and stock order, fixed during a search) in ``key[0:4]``, its
-    pointless cards relabelled by relative rank (``_relabel``, which writes ``to_relative`` and
-    ``from_relative``), and each side's points so far (cards and cantes, _POINT_BITS each) in
-    ``key[4]``; returns the hash of what remains."""
+def _key(cfg, st, d, out, canon, inv):
+    """The exact key of lane ``d``: what remains (what decides the rest of the hand, given the
+    deal's trump and stock order, fixed during a search) in ``out[0:4]``, its pointless cards
+    relabelled by relative rank (``_relabel``, which writes ``canon`` and ``inv``), and each
+    side's points so far (cards and cantes, _POINT_BITS each) in ``out[4]``; returns the hash of
+    what remains."""
     n = st.hands.shape[1]
     sides = st.card_points.shape[1]
-    moved = _relabel(cfg, st, d, to_relative, from_relative)
-    h0 = _relabel_set(st.hands[d, 0], moved, to_relative)
-    h1 = _relabel_set(st.hands[d, 1], moved, to_relative)
-    t0 = _u(_relabel_card(st.trick[d, 0], to_relative) + 1)
-    t1 = _u(_relabel_card(st.trick[d, 1], to_relative) + 1)
-    h2 = _relabel_set(st.hands[d, 2], moved, to_relative) if n > 2 else _ZERO
-    t2 = _u(_relabel_card(st.trick[d, 2], to_relative) + 1) if n > 2 else _ZERO
-    h3 = _relabel_set(st.hands[d, 3], moved, to_relative) if n > 3 else _ZERO
-    t3 = _u(_relabel_card(st.trick[d, 3], to_relative) + 1) if n > 3 else _ZERO
+    moved = _relabel(cfg, st, d, canon, inv)
+    h0 = _relabel_set(st.hands[d, 0], moved, canon)
+    h1 = _relabel_set(st.hands[d, 1], moved, canon)
+    t0 = _u(_relabel_card(st.trick[d, 0], canon) + 1)
+    t1 = _u(_relabel_card(st.trick[d, 1], canon) + 1)
+    h2 = _relabel_set(st.hands[d, 2], moved, canon) if n > 2 else _ZERO
+    t2 = _u(_relabel_card(st.trick[d, 2], canon) + 1) if n > 2 else _ZERO
+    h3 = _relabel_set(st.hands[d, 3], moved, canon) if n > 3 else _ZERO
+    t3 = _u(_relabel_card(st.trick[d, 3], canon) + 1) if n > 3 else _ZERO
     w0 = h0 | (h1 << U64(40))
     w1 = (h1 >> U64(24)) | (h2 << U64(16)) | (t0 << U64(56))
     w2 = h3 | (t1 << U64(40)) | (t2 << U64(46)) | (t3 << U64(52))
     w2 |= (_u(st.current[d] + 1) << U64(58)) | (_u(st.decision[d] + 1) << U64(61))
-    turned = _relabel_card(st.turned_card[d], to_relative) if st.turned_card[d] >= 0 else -1
+    turned = _relabel_card(st.turned_card[d], canon) if st.turned_card[d] >= 0 else -1
     w3 = _u(st.trick_leader[d]) | (_u(st.stock_next[d]) << U64(2)) | (_u(turned + 1) << U64(7))
     w3 |= _u(st.exchanged[d]) << U64(13)
     for suit in range(4):
@@ -382,7 +335,7 @@ def _key(cfg, st, d, key, to_relative, from_relative):
             rank += st.last_won[d, other] < st.last_won[d, sd]
         w3 |= _u(rank) << U64(42 + 2 * sd)
         points |= _u(st.card_points[d, sd] + st.cante_points[d, sd]) << U64(_POINT_BITS * sd)
-    key[0], key[1], key[2], key[3], key[4] = w0, w1, w2, w3, points
+    out[0], out[1], out[2], out[3], out[4] = w0, w1, w2, w3, points
     x = w0
     for w in (w1, w2, w3):
         x = _mix(x ^ w)
@@ -515,11 +468,11 @@ def _in_play(st, d):
 
 
 @_inline
-def _merge_cards(cfg, st, d, cards, merged_into):
+def _merge_cards(cfg, st, d, cards, rep):
     """``cards`` (legal cards of lane ``d``) less the cards equivalent to a stronger one kept:
     runs of the seat's pointless cards of one suit with no other card in play ranked between
-    them (the card that may take the turned card, R7, excepted). ``merged_into[c]``: the kept
-    card each dropped card ``c`` stands for (written for the dropped cards only)."""
+    them (the card that may take the turned card, R7, excepted). ``rep[c]``: the kept card each
+    dropped card ``c`` stands for (written for the dropped cards only)."""
     hand = st.hands[d, st.current[d]]
     live = _in_play(st, d)
     special = -1
@@ -544,22 +497,22 @@ def _merge_cards(cfg, st, d, cards, merged_into):
                         kept = c
                     else:
                         out &= ~bit
-                        merged_into[c] = kept
+                        rep[c] = kept
             else:
                 in_run = False
     return out
 
 
 @_inline
-def _gen_moves(cfg, st, d, first, cutoff_history, merge, moves, scores, merged_into):
+def _gen_moves(cfg, st, d, first, hist, merge, moves, scores, rep):
     """The moves of lane ``d`` into ``moves``, best first by a rule of thumb (``first`` first,
     then Tute, the exchange, cantes; cards: win a trick cheaply, give points to the side's
     winning card, throw cheap cards, lead high; then by the history of cut-offs); returns how
-    many (``scores``: scratch). Equivalent cards are merged when ``merge`` (``_merge_cards``)."""
+    many (``scores``: scratch). Equivalent cards are merged when ``merge``."""
     legal = st.legal[d]
     cards = legal & ALL_CARDS
     if merge and (cards & (cards - _ONE)) != _ZERO:
-        cards = _merge_cards(cfg, st, d, cards, merged_into)
+        cards = _merge_cards(cfg, st, d, cards, rep)
     count = 0
     for a in range(NUM_CARDS, NUM_ACTIONS):
         if (legal >> U64(a)) & _ONE:
@@ -582,7 +535,7 @@ def _gen_moves(cfg, st, d, first, cutoff_history, merge, moves, scores, merged_i
     while x != _ZERO:
         low = x & (~x + _ONE)
         x ^= low
-        c = _bit_index(low)
+        c = _BIT_INDEX[(low * _DEBRUIJN) >> U64(58)]
         cost = CARD_STRENGTH[c] + (10 if CARD_SUIT[c] == trump else 0)
         if not following:
             base = 200 + CARD_STRENGTH[c]  # lead high
@@ -592,7 +545,7 @@ def _gen_moves(cfg, st, d, first, cutoff_history, merge, moves, scores, merged_i
             base = 300 + CARD_POINTS[c]  # give points to the side's winning card
         else:
             base = 100 - 4 * CARD_POINTS[c] - cost  # throw a cheap card
-        score = (1 << 60) if c == first else (np.int64(base) << 24) + min(cutoff_history[c], (1 << 23) - 1)
+        score = (1 << 60) if c == first else (np.int64(base) << 24) + min(hist[c], (1 << 23) - 1)
         count = _insert(moves, scores, count, c, score)
     return count
 
@@ -611,20 +564,10 @@ def _insert(moves, scores, count, move, score):
 
 
 # ----------------------------------------------------------------------------------------------
-# The transposition table (``tt``, a _TranspositionTable): lookup, the bounds an entry gives, storing
+# The transposition table: ``tt_key`` (E, 5) uint64, ``tt_bound`` (E, 2) lower and upper bound,
+# ``tt_meta`` (E,) uint64: generation (32 bits), best move + 1 (8 bits), cards left (8 bits).
+# Buckets of two entries: slot 0 kept for the larger position, slot 1 always replaced.
 # ----------------------------------------------------------------------------------------------
-@_hot
-def _tt_stamp(generation, move, cards_left):
-    """An entry's stamp: its generation, best move (-1: none) and cards left in the hands."""
-    return generation | (_u(move + 1) << _MOVE_SHIFT) | (_u(cards_left) << _CARDS_LEFT_SHIFT)
-
-
-@_hot
-def _tt_bucket(tt, hash_):
-    """The first slot of the bucket of two entries for ``hash_``."""
-    return np.int64(hash_ & U64(len(tt.stamps) // 2 - 1)) * 2
-
-
 @_hot
 def _dominates(points, than, max_side, sides, monotone):
     """Whether the side totals ``points`` are as good for ``max_side`` as ``than``: its own as
@@ -641,61 +584,59 @@ def _dominates(points, than, max_side, sides, monotone):
 
 
 @_hot
-def _tt_lookup(tt, generation, hash_, key):
-    """The slot of the transposition-table entry of what remains (``key[0:4]``) in this
-    ``generation``, or -1."""
-    base = _tt_bucket(tt, hash_)
+def _tt_lookup(tt_key, tt_meta, gen, hash_, key):
+    """Index of the entry of what remains (``key[0:4]``) in this generation, or -1."""
+    base = np.int64(hash_ & U64(len(tt_meta) // 2 - 1)) * 2
     for slot in range(base, base + 2):
-        if (tt.stamps[slot] & _GENERATION_MASK) == generation:
+        if (tt_meta[slot] & _GEN_MASK) == gen:
             same = True
             for j in range(4):
-                same = same and tt.keys[slot, j] == key[j]
+                same = same and tt_key[slot, j] == key[j]
             if same:
                 return slot
     return -1
 
 
 @_hot
-def _tt_bounds_at(tt, slot, points, max_side, sides, monotone):
-    """The bounds of the entry in ``slot`` that hold at side totals ``points``. A value is
-    monotone in the totals so far (more for ``max_side``, less for the others: never less for
-    it, whatever the play), so a lower bound found at totals that ``points`` dominate holds, and
-    an upper bound found at totals that dominate ``points``; so with a point weight >= 0
-    (``monotone``), else only at equal totals."""
-    lo_points, hi_points = tt.keys[slot, 4] & _POINTS_MASK, tt.keys[slot, 4] >> U64(_POINTS_SHIFT)
-    lo = tt.bounds[slot, 0] if _dominates(points, lo_points, max_side, sides, monotone) else -np.inf
-    hi = tt.bounds[slot, 1] if _dominates(hi_points, points, max_side, sides, monotone) else np.inf
+def _bounds_at(tt_key, tt_bound, slot, points, max_side, sides, monotone):
+    """The entry's bounds that hold at side totals ``points``. A value is monotone in the
+    totals so far (more for ``max_side``, less for the others: never less for it, whatever the
+    play), so a lower bound found at totals that ``points`` dominate holds, and an upper bound
+    found at totals that dominate ``points``; so with a point weight >= 0 (``monotone``), else
+    only at equal totals."""
+    lo_points, hi_points = tt_key[slot, 4] & _POINTS_MASK, tt_key[slot, 4] >> U64(_POINTS_SHIFT)
+    lo = tt_bound[slot, 0] if _dominates(points, lo_points, max_side, sides, monotone) else -np.inf
+    hi = tt_bound[slot, 1] if _dominates(hi_points, points, max_side, sides, monotone) else np.inf
     return lo, hi
 
 
 @_hot
-def _tt_store(tt, generation, hash_, key, lo, hi, move, cards_left, max_side, sides, monotone):
+def _store(tt_key, tt_bound, tt_meta, gen, hash_, key, lo, hi, move, size, max_side, sides, monotone):
     """Records bounds ``lo`` <= value <= ``hi`` of ``key`` (what remains, at the side totals
-    ``key[4]``) and its best ``move``: into its entry if there is one (looked up again: the
-    search below may have replaced the one found before), each bound replacing the entry's
-    unless that one holds here already and is as tight; else into a new entry, slot 0 of the
-    bucket if its entry is stale or has no more ``cards_left``, else slot 1."""
+    ``key[4]``): into its entry if there is one (looked up again: the search below may have
+    replaced the one found before), each bound replacing the entry's unless that one holds
+    here already and is as tight; else into a new entry."""
     points = key[4]
-    found = _tt_lookup(tt, generation, hash_, key)
+    found = _tt_lookup(tt_key, tt_meta, gen, hash_, key)
     if found < 0:
-        base = _tt_bucket(tt, hash_)
+        base = np.int64(hash_ & U64(len(tt_meta) // 2 - 1)) * 2
         found = base + 1
-        old = tt.stamps[base]
-        if (old & _GENERATION_MASK) != generation or np.int64((old >> _CARDS_LEFT_SHIFT) & U64(0xFF)) <= cards_left:
+        old = tt_meta[base]
+        if (old & _GEN_MASK) != gen or np.int64((old >> U64(40)) & U64(0xFF)) <= size:
             found = base
         for j in range(4):
-            tt.keys[found, j] = key[j]
-        tt.keys[found, 4] = points | (points << U64(_POINTS_SHIFT))
-        tt.bounds[found, 0], tt.bounds[found, 1] = lo, hi
+            tt_key[found, j] = key[j]
+        tt_key[found, 4] = points | (points << U64(_POINTS_SHIFT))
+        tt_bound[found, 0], tt_bound[found, 1] = lo, hi
     else:
-        old_lo, old_hi = _tt_bounds_at(tt, found, points, max_side, sides, monotone)
-        lo_points, hi_points = tt.keys[found, 4] & _POINTS_MASK, tt.keys[found, 4] >> U64(_POINTS_SHIFT)
+        old_lo, old_hi = _bounds_at(tt_key, tt_bound, found, points, max_side, sides, monotone)
+        lo_points, hi_points = tt_key[found, 4] & _POINTS_MASK, tt_key[found, 4] >> U64(_POINTS_SHIFT)
         if lo > old_lo:
-            tt.bounds[found, 0], lo_points = lo, points
+            tt_bound[found, 0], lo_points = lo, points
         if hi < old_hi:
-            tt.bounds[found, 1], hi_points = hi, points
-        tt.keys[found, 4] = lo_points | (hi_points << U64(_POINTS_SHIFT))
-    tt.stamps[found] = _tt_stamp(generation, move, cards_left)
+            tt_bound[found, 1], hi_points = hi, points
+        tt_key[found, 4] = lo_points | (hi_points << U64(_POINTS_SHIFT))
+    tt_meta[found] = gen | (_u(move + 1) << U64(32)) | (_u(size) << U64(40))
 
 
 @_inline
@@ -710,161 +651,129 @@ def _cards_left(st, d):
 
 
 # ----------------------------------------------------------------------------------------------
-# The search: alpha-beta over the stack's plies (_SearchStack), MTD(f) at the root
+# The search
 # ----------------------------------------------------------------------------------------------
 @_hot
-def _out_of_budget(settings, counters):
-    """Counts a position searched; True (and ``counters[_EXCEEDED]`` set) once past the node or
-    time budget."""
-    counters[_SEARCHED] += 1
-    searched = counters[_SEARCHED]
-    if settings.node_limit > 0 and searched > settings.node_limit:
-        counters[_EXCEEDED] = _NODE_BUDGET
-    elif settings.deadline < np.inf and searched % _CLOCK_EVERY == 0 and _clock() > settings.deadline:
-        counters[_EXCEEDED] = _TIME_BUDGET
-    return counters[_EXCEEDED] != 0
+def _out_of_budget(ctx, fctx):
+    """Counts a node; True (and ``ctx[_EXCEEDED]`` set) once past the node or time budget."""
+    ctx[_NODES] += 1
+    nodes = ctx[_NODES]
+    if ctx[_NODE_LIMIT] > 0 and nodes > ctx[_NODE_LIMIT]:
+        ctx[_EXCEEDED] = 1
+    elif ctx[_TIMED] != 0 and nodes % _CLOCK_EVERY == 0 and _clock() > fctx[_DEADLINE]:
+        ctx[_EXCEEDED] = 2
+    return ctx[_EXCEEDED] != 0
 
 
 @_hot
-def _search(cfg, stack, tt, settings, counters, max_side, root, alpha, beta):
-    """Fail-soft alpha-beta value of ply ``root`` of the ``stack`` for the seats of ``max_side``,
-    within the window (``alpha``, ``beta``): exact inside it, a bound outside. The plies below
-    ``root`` are its line of play, each in one of the phases _ENTER, _RETURN (a child's value
-    returned to its parent) and _CHOOSE (the next child, or the ply's value). Returns 0.0 with
-    ``counters[_EXCEEDED]`` set when out of budget."""
+def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels):
+    """Fail-soft alpha-beta value of lane ``root`` of the stack, for ``ctx[_MAX_SIDE]``, within
+    the window (``alpha``, ``beta``): exact inside it, a bound outside. Lanes below ``root``
+    are its line of play. Returns 0.0 with ``ctx[_EXCEEDED]`` set when out of budget."""
+    max_side, gen, merge = ctx[_MAX_SIDE], U64(ctx[_GEN]), ctx[_MERGE] != 0
+    sides = st.card_points.shape[1]
+    point_weight = fctx[_POINT_WEIGHT]
+    monotone = point_weight >= 0.0  # a value never falls as the side's points so far rise
     d = root
-    stack.alpha[d], stack.beta[d] = alpha, beta
-    phase, value = _ENTER, 0.0
+    fw[d, _ALPHA], fw[d, _BETA] = alpha, beta
+    phase = _ENTER
+    value = 0.0
     while True:
         if phase == _ENTER:
-            phase, value = _enter(cfg, stack, tt, settings, counters, max_side, root, d)
-            if phase == _STOP:
+            if st.done[d]:
+                value = _final_value(cfg, st, d, max_side, point_weight)
+                phase = _RETURN
+                continue
+            if _out_of_budget(ctx, fctx):
                 return 0.0
+            low, high = _reachable_value_bounds(cfg, st, d, max_side, point_weight)
+            if low >= fw[d, _BETA] or low == high:
+                value, phase = low, _RETURN
+                continue
+            if high <= fw[d, _ALPHA]:
+                value, phase = high, _RETURN
+                continue
+            legal = st.legal[d]
+            if d > root and (legal & (legal - _ONE)) == _ZERO:  # a forced move: played in place
+                step_lane(cfg, st, d, _BIT_INDEX[(legal * _DEBRUIJN) >> U64(58)])
+                st.legal[d] = legal_set(cfg, st, d)
+                continue
+            a, b = fw[d, _ALPHA], fw[d, _BETA]
+            hashes[d] = _key(cfg, st, d, keys[d], labels[d, 0], labels[d, 1])
+            found = _tt_lookup(tt_key, tt_meta, gen, hashes[d], keys[d])
+            first = -1
+            if found >= 0:
+                lo, hi = _bounds_at(tt_key, tt_bound, found, keys[d, 4], max_side, sides, monotone)
+                if lo >= b or lo == hi:
+                    value, phase = lo, _RETURN
+                    continue
+                if hi <= a:
+                    value, phase = hi, _RETURN
+                    continue
+                a, b = max(a, lo), min(b, hi)
+                first = _relabel_card(np.int64((tt_meta[found] >> U64(32)) & U64(0xFF)) - 1, labels[d, 1])
+            maximising = side_of(cfg, st.current[d]) == max_side
+            iw[d, _MAXIMISING] = maximising
+            fw[d, _ALPHA], fw[d, _BETA], fw[d, _ALPHA0], fw[d, _BETA0] = a, b, a, b
+            fw[d, _BEST] = -np.inf if maximising else np.inf
+            iw[d, _NMOVES] = _gen_moves(cfg, st, d, first, hist, merge, moves[d], scores[d], rep)
+            iw[d, _NEXT] = 0
+            iw[d, _BEST_MOVE] = -1
+            phase = _CHOOSE
         elif phase == _RETURN:
             if d == root:
                 return value
             d -= 1
-            _child_returned(stack, d, value)
+            move = moves[d, iw[d, _NEXT] - 1]
+            if iw[d, _MAXIMISING]:
+                if value > fw[d, _BEST]:
+                    fw[d, _BEST], iw[d, _BEST_MOVE] = value, move
+                    fw[d, _ALPHA] = max(fw[d, _ALPHA], value)
+            elif value < fw[d, _BEST]:
+                fw[d, _BEST], iw[d, _BEST_MOVE] = value, move
+                fw[d, _BETA] = min(fw[d, _BETA], value)
+            if fw[d, _ALPHA] >= fw[d, _BETA]:  # cut off
+                if move < NUM_CARDS:
+                    hist[move] += max(1, 128 - d)
+                iw[d, _NEXT] = iw[d, _NMOVES]
             phase = _CHOOSE
-        elif stack.next_move[d] < stack.move_count[d]:  # _CHOOSE: the next child
-            _enter_child(cfg, stack, d)
-            d += 1
-            phase = _ENTER
-        else:  # _CHOOSE, every child searched or cut off: the ply's value
-            value = _ply_value(stack, tt, settings, max_side, d)
-            phase = _RETURN
-
-
-@_inline
-def _enter(cfg, stack, tt, settings, counters, max_side, root, d):
-    """Ply ``d`` entered: (the next phase, a value). _RETURN with its value when the hand is
-    over, or when its bounds (_reachable_value_bounds, then the transposition table's) decide it
-    or fall outside its window; _ENTER again after a forced move (below the root) played in
-    place, with no key, lookup or copy; _STOP when out of budget; else _CHOOSE, its window
-    narrowed by the transposition table's bounds and its moves ordered (``_gen_moves``: the
-    best move the transposition table kept first)."""
-    st = stack.lanes
-    point_weight = settings.point_weight
-    if st.done[d]:
-        return _RETURN, _final_value(cfg, st, d, max_side, point_weight)
-    if _out_of_budget(settings, counters):
-        return _STOP, 0.0
-    low, high = _reachable_value_bounds(cfg, st, d, max_side, point_weight)
-    if low >= stack.beta[d] or low == high:
-        return _RETURN, low
-    if high <= stack.alpha[d]:
-        return _RETURN, high
-    legal = st.legal[d]
-    if d > root and (legal & (legal - _ONE)) == _ZERO:  # a forced move: played in place
-        step_lane(cfg, st, d, _bit_index(legal))
-        st.legal[d] = legal_set(cfg, st, d)
-        return _ENTER, 0.0
-    alpha, beta = stack.alpha[d], stack.beta[d]
-    stack.hashes[d] = _key(cfg, st, d, stack.keys[d], stack.to_relative[d], stack.from_relative[d])
-    found = _tt_lookup(tt, settings.generation, stack.hashes[d], stack.keys[d])
-    first = -1
-    if found >= 0:
-        sides = st.card_points.shape[1]
-        lo, hi = _tt_bounds_at(tt, found, stack.keys[d, 4], max_side, sides, point_weight >= 0.0)
-        if lo >= beta or lo == hi:
-            return _RETURN, lo
-        if hi <= alpha:
-            return _RETURN, hi
-        alpha, beta = max(alpha, lo), min(beta, hi)
-        move = np.int64((tt.stamps[found] >> _MOVE_SHIFT) & U64(0xFF)) - 1
-        first = _relabel_card(move, stack.from_relative[d])
-    maximising = side_of(cfg, st.current[d]) == max_side
-    stack.maximising[d] = maximising
-    stack.alpha[d], stack.beta[d], stack.entry_alpha[d], stack.entry_beta[d] = alpha, beta, alpha, beta
-    stack.best_value[d] = -np.inf if maximising else np.inf
-    stack.move_count[d] = _gen_moves(cfg, st, d, first, stack.cutoff_history, settings.merge_equivalent,
-                                     stack.moves[d], stack.move_scores[d], stack.merged_into)
-    stack.next_move[d] = 0
-    stack.best_move[d] = -1
-    return _CHOOSE, 0.0
-
-
-@_inline
-def _enter_child(cfg, stack, d):
-    """Ply ``d + 1`` becomes ply ``d`` after its next move, with its window."""
-    k = stack.next_move[d]
-    stack.next_move[d] = k + 1
-    _make_child(cfg, stack.lanes, stack.words, d, stack.moves[d, k])
-    stack.alpha[d + 1], stack.beta[d + 1] = stack.alpha[d], stack.beta[d]
-
-
-@_inline
-def _child_returned(stack, d, value):
-    """The ``value`` of ply ``d``'s last move searched: its best value, best move and window
-    updated; when the window closes (a cut-off), no move is left to search and a card that cut
-    off counts in the history (the more, the nearer the root)."""
-    move = stack.moves[d, stack.next_move[d] - 1]
-    if stack.maximising[d]:
-        if value > stack.best_value[d]:
-            stack.best_value[d], stack.best_move[d] = value, move
-            stack.alpha[d] = max(stack.alpha[d], value)
-    elif value < stack.best_value[d]:
-        stack.best_value[d], stack.best_move[d] = value, move
-        stack.beta[d] = min(stack.beta[d], value)
-    if stack.alpha[d] >= stack.beta[d]:  # cut off
-        if move < NUM_CARDS:
-            stack.cutoff_history[move] += max(1, 128 - d)
-        stack.next_move[d] = stack.move_count[d]
-
-
-@_inline
-def _ply_value(stack, tt, settings, max_side, d):
-    """Ply ``d``'s value once its moves are searched, recorded in the transposition table: an
-    upper bound at or below the window it was entered with, a lower bound at or above, else exact."""
-    value = stack.best_value[d]
-    lo, hi = -np.inf, np.inf
-    if value <= stack.entry_alpha[d]:
-        hi = value
-    elif value >= stack.entry_beta[d]:
-        lo = value
-    else:
-        lo = hi = value
-    st = stack.lanes
-    _tt_store(tt, settings.generation, stack.hashes[d], stack.keys[d], lo, hi,
-              _relabel_card(stack.best_move[d], stack.to_relative[d]), _cards_left(st, d), max_side,
-              st.card_points.shape[1], settings.point_weight >= 0.0)
-    return value
+        else:  # _CHOOSE: the next child, or the node's value
+            k = iw[d, _NEXT]
+            if k < iw[d, _NMOVES]:
+                iw[d, _NEXT] = k + 1
+                _make_child(cfg, st, buf, d, moves[d, k])
+                fw[d + 1, _ALPHA], fw[d + 1, _BETA] = fw[d, _ALPHA], fw[d, _BETA]
+                d += 1
+                phase = _ENTER
+            else:
+                value = fw[d, _BEST]
+                lo, hi = -np.inf, np.inf
+                if value <= fw[d, _ALPHA0]:
+                    hi = value
+                elif value >= fw[d, _BETA0]:
+                    lo = value
+                else:
+                    lo = hi = value
+                _store(tt_key, tt_bound, tt_meta, gen, hashes[d], keys[d], lo, hi,
+                       _relabel_card(iw[d, _BEST_MOVE], labels[d, 0]), _cards_left(st, d), max_side, sides, monotone)
+                phase = _RETURN
 
 
 @_hot
-def _mtdf(cfg, stack, tt, settings, counters, max_side, root, guess):
-    """The exact value of ply ``root`` by MTD(f) from ``guess``: zero-window tests, then a full
+def _mtdf(cfg, st, buf, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels):
+    """The exact value of lane ``root`` by MTD(f) from ``guess``: zero-window tests, then a full
     window between the bounds after MTD_STEPS of them."""
     lo, hi, g = -np.inf, np.inf, guess
     steps = 0
     while lo < hi:
         if steps == MTD_STEPS:
-            g = _search(cfg, stack, tt, settings, counters, max_side, root,
-                        np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf))
+            g = _search(cfg, st, buf, root, np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf), ctx, fctx,
+                        tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels)
             break
         test = g if g > lo else np.nextafter(g, np.inf)  # is the value >= test?
-        g = _search(cfg, stack, tt, settings, counters, max_side, root, np.nextafter(test, -np.inf), test)
-        if counters[_EXCEEDED] != 0:
+        g = _search(cfg, st, buf, root, np.nextafter(test, -np.inf), test, ctx, fctx,
+                    tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels)
+        if ctx[_EXCEEDED] != 0:
             return 0.0
         if g < test:
             hi = g
@@ -875,33 +784,32 @@ def _mtdf(cfg, stack, tt, settings, counters, max_side, root, guess):
 
 
 @numba.njit(cache=True, error_model="numpy")  # allocates: reference counted
-def _solve_lane(cfg, stack, tt, settings, counters, source, lane, want_actions, out):
-    """Lane ``lane`` of the State arrays ``source``, copied into ply 0 of the ``stack``: with
+def _solve_lane(cfg, st, buf, src, lane, want_actions, out, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores,
+                rep, fw, iw, keys, hashes, labels):
+    """Lane ``lane`` of the State arrays ``src``, copied into lane 0 of the stack: with
     ``want_actions``, the value of each legal action into ``out`` (47,), else the position's
     value into ``out[0]``."""
-    st = stack.lanes
-    _load_lane(st, source, lane)
+    _load_lane(st, src, lane)
     st.legal[0] = legal_set(cfg, st, 0)
-    max_side = side_of(cfg, st.current[0])
-    stack.cutoff_history[:] = 0
+    ctx[_MAX_SIDE] = side_of(cfg, st.current[0])
+    hist[:] = 0
     if not want_actions:
-        out[0] = _mtdf(cfg, stack, tt, settings, counters, max_side, 0, 0.0)
+        out[0] = _mtdf(cfg, st, buf, 0, 0.0, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels)
         return
     root_moves = np.empty(NUM_ACTIONS, np.int8)
-    root_merged_into = np.full(NUM_ACTIONS, -1, np.int64)
-    count = _gen_moves(cfg, st, 0, -1, stack.cutoff_history, settings.merge_equivalent, root_moves,
-                       stack.move_scores[0], root_merged_into)
+    root_rep = np.full(NUM_ACTIONS, -1, np.int64)
+    count = _gen_moves(cfg, st, 0, -1, hist, ctx[_MERGE] != 0, root_moves, scores[0], root_rep)
     guess = 0.0
     for k in range(count):
         action = root_moves[k]
-        _make_child(cfg, st, stack.words, 0, action)
-        guess = _mtdf(cfg, stack, tt, settings, counters, max_side, 1, guess)
-        if counters[_EXCEEDED] != 0:
+        _make_child(cfg, st, buf, 0, action)
+        guess = _mtdf(cfg, st, buf, 1, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels)
+        if ctx[_EXCEEDED] != 0:
             return
         out[action] = guess
     for c in range(NUM_CARDS):
-        if root_merged_into[c] >= 0 and (st.legal[0] >> U64(c)) & _ONE:
-            out[c] = out[root_merged_into[c]]
+        if root_rep[c] >= 0 and (st.legal[0] >> U64(c)) & _ONE:
+            out[c] = out[root_rep[c]]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -941,12 +849,12 @@ class Solver:
         """Positions searched by the last call, all lanes."""
         r = self.rules
         self._depth = r.num_tricks * (r.num_players + 3) + 2  # plies left at most, and the root
-        self._stack = _search_stack(self.game, self._depth + 1)
+        self._stack, self._buf = _stack_state(self.game, self._depth + 1)
         blank = self.game.empty_state(0)
         self._layout = {f.name: (getattr(blank, f.name).dtype, getattr(blank, f.name).shape[1:])
                         for f in dataclasses.fields(State)}
-        self._transposition_table = None  # allocated at first use
-        self._generation = 0  # of the transposition table's entries: one a lane searched
+        self._table = None
+        self._gen = 0
         self._ready = False  # the compiled search has run once (its compilation is not budgeted)
 
     def __repr__(self) -> str:
@@ -995,65 +903,64 @@ class Solver:
         b = state.batch_size
         out = np.full((b, NUM_ACTIONS), np.nan)
         self.nodes = 0
-        tt = self._allocated_transposition_table()
+        tables = self._tables()
         source = state.arrays()
         if not self._ready:  # compile (or load from numba's cache) outside any time budget
-            settings = self._settings()._replace(node_limit=1, deadline=np.inf)
-            _solve_lane(self.game._config, self._stack, tt, settings, np.zeros(2, np.int64), source, 0,
-                        want_actions, np.full(NUM_ACTIONS, np.nan))
+            ctx, fctx = self._context()
+            ctx[_NODE_LIMIT], ctx[_TIMED] = 1, 0
+            _solve_lane(self.game._config, self._stack.arrays(), self._buf, source, 0, want_actions,
+                        np.full(NUM_ACTIONS, np.nan), ctx, fctx, *tables)
             self._ready = True
         for lane in range(b):
-            counters = np.zeros(2, np.int64)
-            _solve_lane(self.game._config, self._stack, tt, self._settings(), counters, source, lane, want_actions,
-                        out[lane])
-            searched = int(counters[_SEARCHED])
-            self.nodes += searched
-            if counters[_EXCEEDED]:
-                budget = (f"max_nodes={self.max_nodes}" if counters[_EXCEEDED] == _NODE_BUDGET
-                          else f"max_seconds={self.max_seconds}")
+            ctx, fctx = self._context()
+            _solve_lane(self.game._config, self._stack.arrays(), self._buf, source, lane, want_actions, out[lane], ctx, fctx,
+                        *tables)
+            self.nodes += int(ctx[_NODES])
+            if ctx[_EXCEEDED]:
+                budget = f"max_nodes={self.max_nodes}" if ctx[_EXCEEDED] == 1 else f"max_seconds={self.max_seconds}"
                 raise SolverBudgetExceeded(
-                    f"budget exceeded: game {lane} not solved within {budget} ({searched} positions searched)"
+                    f"budget exceeded: game {lane} not solved within {budget} ({int(ctx[_NODES])} positions searched)"
                 )
         return out
 
-    def _settings(self) -> _SearchSettings:
-        """The settings of one lane's search, in a new generation of the transposition table."""
-        self._generation += 1
-        if self._generation >= 1 << 32:  # generations wrap: the transposition table is cleared
-            for a in self._transposition_table:
-                a.fill(0)
-            self._generation = 1
-        deadline = np.inf if self.max_seconds is None else time.perf_counter() + self.max_seconds
-        return _SearchSettings(self.point_weight, np.uint64(self._generation), self.merge_equivalent,
-                               int(self.max_nodes or 0), float(deadline))
+    def _context(self):
+        self._gen += 1
+        if self._gen >= 1 << 32:  # generations wrap: forget the table
+            self._table = None
+            self._gen = 1
+        ctx = np.zeros(7, np.int64)
+        ctx[_GEN] = self._gen
+        ctx[_NODE_LIMIT] = self.max_nodes or 0
+        ctx[_MERGE] = self.merge_equivalent
+        fctx = np.zeros(2, np.float64)
+        fctx[_POINT_WEIGHT] = self.point_weight
+        if self.max_seconds is not None:
+            ctx[_TIMED] = 1
+            fctx[_DEADLINE] = time.perf_counter() + self.max_seconds
+        return ctx, fctx
 
-    def _allocated_transposition_table(self) -> _TranspositionTable:
-        """The transposition table, allocated at first use."""
-        if self._transposition_table is None:
+    def _tables(self):
+        """The transposition table (allocated at first use) and the search's registers."""
+        if self._table is None:
             e = self.table_entries
             # Written once through (np.zeros would leave the pages to be faulted in during searches).
-            tt = _TranspositionTable(np.empty((e, 5), np.uint64), np.empty((e, 2), np.float64), np.empty(e, np.uint64))
-            for a in tt:
+            self._table = (np.empty((e, 5), np.uint64), np.empty((e, 2), np.float64), np.empty(e, np.uint64))
+            for a in self._table:
                 a.fill(0)
-            self._transposition_table = tt
-            self._generation = max(self._generation, 1)
-        return self._transposition_table
-
-
-def _search_stack(game: Game, depth: int) -> _SearchStack:
-    """The search's stack of ``depth`` plies (_SearchStack): its lanes and scratch."""
-    lanes, words = _stack_state(game, depth)
-    return _SearchStack(
-        lanes=lanes.arrays(), words=words,
-        moves=np.zeros((depth, NUM_ACTIONS), np.int8), move_scores=np.zeros((depth, NUM_ACTIONS), np.int64),
-        move_count=np.zeros(depth, np.int64), next_move=np.zeros(depth, np.int64),
-        best_move=np.zeros(depth, np.int64), maximising=np.zeros(depth, np.bool_),
-        alpha=np.zeros(depth), beta=np.zeros(depth), entry_alpha=np.zeros(depth), entry_beta=np.zeros(depth),
-        best_value=np.zeros(depth),
-        keys=np.zeros((depth, 5), np.uint64), hashes=np.zeros(depth, np.uint64),
-        to_relative=np.zeros((depth, NUM_CARDS), np.int64), from_relative=np.zeros((depth, NUM_CARDS), np.int64),
-        merged_into=np.full(NUM_ACTIONS, -1, np.int64), cutoff_history=np.zeros(NUM_CARDS, np.int64),
-    )
+            self._gen = max(self._gen, 1)
+        depth = self._depth + 1
+        registers = (
+            np.zeros(NUM_CARDS, np.int64),  # history of cut-offs
+            np.zeros((depth, NUM_ACTIONS), np.int8),  # moves
+            np.zeros((depth, NUM_ACTIONS), np.int64),  # their scores
+            np.full(NUM_ACTIONS, -1, np.int64),  # rep (unused below the root)
+            np.zeros((depth, 5), np.float64),
+            np.zeros((depth, 5), np.int64),
+            np.zeros((depth, 5), np.uint64),  # keys
+            np.zeros(depth, np.uint64),  # hashes
+            np.zeros((depth, 2, NUM_CARDS), np.int64),  # relative-rank labels and back
+        )
+        return (*self._table, *registers)
 
 
 def _stack_state(game: Game, depth: int) -> tuple[State, np.ndarray]:
