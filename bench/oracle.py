@@ -131,7 +131,7 @@ def peek_table(oracle: Oracle, index: int = 0) -> type[Seating]:
 
     class PeekTable(Seating):
         def actions(self, state, lanes):
-            who = np.where(lanes, self._to_act(state), LEARNER)
+            who = np.where(lanes, self.to_act(state), LEARNER)
             oracle.state, oracle.rows = state, np.flatnonzero(who == index)
             return super().actions(state, lanes)
 

@@ -130,13 +130,13 @@ class Seating:
     # ------------------------------------------------------------------------------------------
     def waiting(self, state: State) -> np.ndarray:
         """(B,) bool: games whose seat to act is a policy's (not over, not a learner's)."""
-        return ~state.done & (self._to_act(state) != LEARNER)
+        return ~state.done & (self.to_act(state) != LEARNER)
 
     def learner_to_act(self, state: State) -> np.ndarray:
         """(B,) bool: games waiting for a learner decision."""
-        return ~state.done & (self._to_act(state) == LEARNER)
+        return ~state.done & (self.to_act(state) == LEARNER)
 
-    def _to_act(self, state: State) -> np.ndarray:
+    def to_act(self, state: State) -> np.ndarray:
         """(B,) the policy index (or LEARNER) of each game's seat to act."""
         return self._seat_policy(state, np.maximum(state.current, 0).astype(np.intp))
 
