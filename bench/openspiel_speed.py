@@ -25,7 +25,7 @@ import tute_env.envs.openspiel  # noqa: F401 - registers python_tute
 from .common import load_average, machine, pin_to_core, today, write_page
 
 GAMES = [
-    ("python_tute", {"preset": "partnership"}, "python_tute, partnership (Python, the core at B = 1)"),
+    ("python_tute", {"preset": "partnership"}, "python_tute, partnership (Python, the core's PackedGame)"),
     ("python_tute", {"preset": "two_player"}, "python_tute, two_player"),
     ("python_team_dominoes", {}, "python_team_dominoes (OpenSpiel's Python)"),
     ("oh_hell", {"players": 4, "num_suits": 4, "num_cards_per_suit": 10, "num_tricks_fixed": 9},

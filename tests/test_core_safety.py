@@ -295,7 +295,8 @@ BOUNDSCHECK_SCRIPT = textwrap.dedent(
     import numba, numpy as np, tute_env
     assert numba.config.BOUNDSCHECK, "NUMBA_BOUNDSCHECK is not on"
     assert tute_env.__file__.startswith(ROOT), tute_env.__file__
-    from tute_env.engine.core import Game, random_legal_actions
+    from tute_env.engine.core import Game, PackedGame, random_legal_actions
+    from tute_env.engine.deal import random_deals
     from tute_env.engine.observation import encode_observation, encode_perfect_information
     from tute_env.engine.rules import PRESETS
 
@@ -314,6 +315,12 @@ BOUNDSCHECK_SCRIPT = textwrap.dedent(
         game.reset_done(state, rng)
         states[preset] = state
         print(preset, steps, "steps")
+        for lane in range(30):  # one game at a time, packed in one array (PackedGame)
+            packed = game.new_packed(random_deals(game.rules, rng, 1), validate=False)
+            while not packed.done:
+                legal = [a for a in range(47) if packed.legal >> a & 1]
+                packed.step(legal[rng.integers(len(legal))])
+            PackedGame.from_state(game, state.take([lane])).copy().refresh()
 
     # Each preset's state a few steps into its games (tricks in progress, cards drawn), under
     # every preset's game, stepped with its own legal actions: a state of other shapes must raise
@@ -332,7 +339,8 @@ BOUNDSCHECK_SCRIPT = textwrap.dedent(
                                                                  game.empty_state(0).arrays()))
             calls = (lambda: game.step(state.copy(), actions), lambda: game.legal_sets(state),
                      lambda: encode_observation(game.rules, state, 0),
-                     lambda: encode_perfect_information(game.rules, state, 0))
+                     lambda: encode_perfect_information(game.rules, state, 0),
+                     lambda: PackedGame.from_state(game, state.take([0])))
             for call in calls:
                 try:
                     call()

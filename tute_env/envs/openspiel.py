@@ -9,8 +9,9 @@
 Written the way OpenSpiel's own Python games are (``team_dominoes``, ``kuhn_poker``): a
 ``pyspiel.Game`` and ``pyspiel.State`` pair and a Python observer, so OpenSpiel's tests and
 algorithms (ISMCTS, MCTS, CFR-style tools reading information states) run unchanged. The state
-drives the project's batched core with one game (:class:`tute_env.engine.core.Game`, ``State``):
-legal actions are the core's, actions go through ``Game.step``, rewards are
+drives the project's core with one game packed in one array
+(:class:`tute_env.engine.core.PackedGame`, stepped by the same compiled rules as
+``Game.step``): legal actions are the core's, rewards are
 :func:`tute_env.engine.scoring.hand_rewards`. No rule is written here.
 
 * **Parameters**: ``preset`` (a name of :data:`tute_env.engine.rules.PRESETS`, default
@@ -61,7 +62,7 @@ import numpy as np
 import pyspiel
 
 from ..engine.cards import NUM_ACTIONS, NUM_CARDS, PASS, action_str, card_str, cards_of, cards_str, popcount
-from ..engine.core import Game, State
+from ..engine.core import Game, PackedGame, State
 from ..engine.deal import Deal, Deals
 from ..engine.observation import (
     encode_observation,
@@ -176,8 +177,6 @@ class _Spec:
     reward: str
     point_weight: float
     game: Game
-    action: np.ndarray  # a (1,) int64 buffer for Game.step
-    active: np.ndarray  # (1,) True
 
     @property
     def n(self) -> int:
@@ -192,7 +191,7 @@ class _Spec:
 
 @functools.lru_cache(maxsize=64)
 def _spec(rules: Rules, reward: str, point_weight: float) -> _Spec:
-    return _Spec(rules, reward, point_weight, Game(rules), np.zeros(1, np.int64), np.ones(1, bool))
+    return _Spec(rules, reward, point_weight, Game(rules))
 
 
 class _Hand:
@@ -200,18 +199,19 @@ class _Hand:
     state, and this copy is the core state's ``copy()`` and a few list copies.
 
     ``deal``: the chance outcomes (dealer, then cards; None for a state at a position, whose deal
-    is unknown); ``core``: the core state once dealt; ``events``: the history after the deal
+    is unknown); ``packed``: the core's game once dealt (:class:`PackedGame`), ``core`` its
+    State; ``events``: the history after the deal
     (``seat << 8 | action``, draws ``seat << 8 | 64 + card``, 128 + card for the turned card);
     ``start``: each seat's start hand (None where unknown); ``opening``: the dealer and the card
     shown or turned at the start (-1 where unknown); ``cache``: resampling's samplers (not copied).
     """
 
-    __slots__ = ("actions", "cache", "core", "deal", "deals", "events", "opening", "remaining", "spec", "start")
+    __slots__ = ("actions", "cache", "deal", "deals", "events", "opening", "packed", "remaining", "spec", "start")
 
     def __init__(self, spec: _Spec):
         self.spec = spec
         self.deal, self.remaining = [], list(range(NUM_CARDS))
-        self.core = self.deals = self.cache = None
+        self.packed = self.deals = self.cache = None
         self.events, self.actions = [], []
         self.start, self.opening = [None] * spec.n, (-1, -1)
 
@@ -220,20 +220,28 @@ class _Hand:
         new.spec, new.start, new.opening, new.deals, new.cache = self.spec, self.start, self.opening, self.deals, None
         new.deal = None if self.deal is None else list(self.deal)
         new.remaining = list(self.remaining)
-        new.core = None if self.core is None else self.core.copy()
+        new.packed = None if self.packed is None else self.packed.copy()
         new.events = list(self.events)
         new.actions = None if self.actions is None else list(self.actions)
         return new
 
-    def __getstate__(self):  # serialize: the rules by value, no cache
-        state = {k: getattr(self, k) for k in self.__slots__ if k not in ("spec", "cache")}
+    def __getstate__(self):  # serialize: the rules by value, the game's array, no cache
+        state = {k: getattr(self, k) for k in self.__slots__ if k not in ("spec", "cache", "packed")}
         state["spec"] = (self.spec.rules, self.spec.reward, self.spec.point_weight)
+        state["packed"] = None if self.packed is None else self.packed.words
         return state
 
     def __setstate__(self, state):
         for k, v in state.items():
             setattr(self, k, _spec(*v) if k == "spec" else v)
         self.cache = None
+        if self.packed is not None:
+            self.packed = PackedGame(self.spec.game, self.packed)  # checked
+
+    @property
+    def core(self) -> State | None:
+        """The core's State of the game (B = 1, views of ``packed``), None during the deal."""
+        return None if self.packed is None else self.packed.state
 
     def visible(self, event: int, player: int) -> bool:
         """Whether ``player`` sees an event: plays and declarations are public, passes and draws
@@ -285,33 +293,33 @@ class TuteState(pyspiel.State):
 
     @property
     def core(self) -> State | None:
-        """The core state (one game), None during the deal. Do not change it."""
+        """The core state (one game; views of the game's packed array), None during the deal.
+        Do not change it."""
         return self._t.core
 
     def current_player(self) -> int:
-        core = self._t.core
-        if core is None:
+        packed = self._t.packed
+        if packed is None:
             return _CHANCE
-        seat = int(core.current[0])
-        return seat if seat >= 0 else _TERMINAL
+        return packed.current if packed.current >= 0 else _TERMINAL
 
     def is_chance_node(self) -> bool:
-        return self._t.core is None
+        return self._t.packed is None
 
     def _legal_actions(self, player) -> list[int]:
-        return _bits(int(self._t.core.legal[0]))
+        return _bits(self._t.packed.legal)
 
     def legal_actions(self, player=None) -> list[int]:
         """OpenSpiel's ``legal_actions`` answered in Python (C++ callers get the same through
         ``_legal_actions``): the chance outcomes at a chance node, none when over or for a seat
         not to act."""
-        core = self._t.core
-        if core is None:
+        packed = self._t.packed
+        if packed is None:
             return [a for a, _ in self.chance_outcomes()]
-        seat = int(core.current[0])
+        seat = packed.current
         if seat < 0 or (player is not None and player != seat):
             return []
-        return _bits(int(core.legal[0]))
+        return _bits(packed.legal)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         t = self._t
@@ -323,23 +331,21 @@ class TuteState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         t = self._t
         t.cache = None
-        if t.core is None:
+        packed = t.packed
+        if packed is None:
             self._deal(t, action)
             return
-        spec, core = t.spec, t.core
-        seat = int(core.current[0])
-        draws = action < NUM_CARDS and core.to_draw[0] > 0 and core.trick_size[0] == spec.n - 1
-        if draws:
-            before, turned = core.hands[0].copy(), int(core.turned_card[0])
-        spec.action[0] = action
-        spec.game.step(core, spec.action, spec.active)
+        seat = packed.current
+        packed.step(action)
         t.events.append(seat << 8 | action)
         if t.actions is not None:
             t.actions.append(action)
-        if draws:
-            for drawer, card in enumerate((core.hands[0] & ~before).tolist()):
-                card = card.bit_length() - 1
-                t.events.append(drawer << 8 | (_PUBLIC_DRAW if card == turned else _DRAW) + card)
+        drawn = packed.drawn
+        if drawn:
+            for drawer in range(t.spec.n):
+                code = drawn >> 8 * drawer & 255
+                if code:
+                    t.events.append(drawer << 8 | (_PUBLIC_DRAW if code & 128 else _DRAW) + (code & 127) - 1)
 
     def _deal(self, t: _Hand, outcome: int) -> None:
         spec = t.spec
@@ -358,8 +364,8 @@ class TuteState(pyspiel.State):
         trump_card = hands[0, dealer, -1] if r.partnerships else cards[n * h]
         t.deals = Deals(dealer=np.array([dealer], np.int8), hands=hands, trump_card=np.array([trump_card], np.int8),
                         stock=cards[n * h + 1:].reshape(1, r.stock_size))
-        t.core = spec.game.new_state(t.deals, validate=False)
-        t.start = [int(x) for x in t.core.hands[0]]
+        t.packed = spec.game.new_packed(t.deals, validate=False)
+        t.start = t.packed.field("hands")[0].tolist()
         t.opening = (dealer, int(trump_card))
 
     def _action_to_string(self, player, action) -> str:
@@ -368,21 +374,21 @@ class TuteState(pyspiel.State):
         return action_str(action)
 
     def is_terminal(self) -> bool:
-        core = self._t.core
-        return core is not None and bool(core.done[0])
+        packed = self._t.packed
+        return packed is not None and packed.current < 0
 
     def returns(self) -> list[float]:
         t = self._t
-        core = t.core
-        if core is None or not core.done[0]:
+        if t.packed is None or t.packed.current >= 0:
             return [0.0] * t.spec.n
+        core = t.core
         spec = t.spec
         return hand_rewards(spec.rules, spec.reward, core.winner, core.games, core.totals, core.tute_declarer,
                             spec.point_weight)[0].tolist()
 
     def __str__(self) -> str:
         t = self._t
-        if t.core is None:
+        if t.packed is None:
             dealer = f"dealer {t.deal[0]}" if t.deal else "no dealer yet"
             return f"dealing: {dealer}, cards dealt: {cards_str(t.deal[1:])}"
         return render_text(t.spec.rules, t.core, show_all=True, symbols=False)
@@ -398,21 +404,22 @@ class TuteState(pyspiel.State):
         draw of :class:`~tute_env.search.infoset.DealSampler`, carrying ``player_id``'s view of the
         history only (``history()`` starts empty)."""
         t, game = self._t, self.get_game()
-        if t.core is None:
+        if t.packed is None:
             return self._redeal(game, player_id, probability_sampler)
-        spec, core, n = t.spec, t.core, t.spec.n
+        spec, n = t.spec, t.spec.n
         hands, stock = self._sample(player_id, probability_sampler)
-        new_core = core.copy()
+        packed = t.packed.copy()
+        new_core = packed.state
         for k in range(1, n):
             new_core.hands[0, (player_id + k) % n] = hands[k]
-        face_down = spec.rules.stock_size - int(core.stock_next[0])
+        face_down = spec.rules.stock_size - int(new_core.stock_next[0])
         new_core.stock[0, : spec.rules.stock_size - face_down] = -1  # drawn: not carried over
         if face_down:
             new_core.stock[0, -face_down:] = stock
-        new_core.legal[:] = spec.game.legal_sets(new_core)
+        packed.refresh()
         new = game.new_initial_state()
         nt = new._t
-        nt.core, nt.deal, nt.remaining, nt.actions = new_core, None, [], None
+        nt.packed, nt.deal, nt.remaining, nt.actions = packed, None, [], None
         nt.events = [e for e in t.events if t.visible(e, player_id)]
         nt.start = [t.start[s] if s == player_id else None for s in range(n)]
         nt.opening = t.opening
@@ -429,8 +436,8 @@ class TuteState(pyspiel.State):
             spec, core, n = t.spec, t.core, t.spec.n
             obs = encode_observation(spec.rules, core, [player])
             mask = np.zeros((1, NUM_ACTIONS), bool)
-            if int(core.current[0]) == player:
-                mask[0, _bits(int(core.legal[0]))] = True
+            if t.packed.current == player:
+                mask[0, _bits(t.packed.legal)] = True
             cons = deal_constraints(decode_infoset(spec.rules, obs, mask), 0)
             # The hand sizes are public; deal_constraints reads them for a player to act.
             sizes = tuple(popcount(int(core.hands[0, (player + k) % n])) for k in range(n))
@@ -466,10 +473,10 @@ def position_state(game: TuteGame, core: State) -> TuteState:
     record). What a search from an information set starts from."""
     if core.batch_size != 1:
         raise ValueError(f"a position is one game, got a batch of {core.batch_size}")
-    game.spec.game.legal_sets(core)  # the state fits these rules, or ValueError
     state = game.new_initial_state()
     t = state._t
-    t.core, t.deal, t.remaining, t.actions = core.copy(), None, [], None
+    t.packed = PackedGame.from_state(game.spec.game, core)  # a copy; ValueError if it does not fit
+    t.deal, t.remaining, t.actions = None, [], None
     t.opening = (int(core.dealer[0]), -1)
     return state
 
@@ -536,7 +543,7 @@ class TuteObserver:
     def set_from(self, state: TuteState, player: int) -> None:
         self.tensor.fill(0)
         t = state._t
-        if t.core is None:
+        if t.packed is None:
             return
         self.tensor[: self.layout_size] = self._encode(t.core, player)
         if not self.perfect_recall:
@@ -562,7 +569,7 @@ class TuteObserver:
 
     def string_from(self, state: TuteState, player: int) -> str:
         t = state._t
-        if t.core is None:
+        if t.packed is None:
             return self._deal_string(t, player)
         if self.perfect_recall:
             return self._history_string(t, player)
