@@ -3,7 +3,7 @@
 The rules core, the observation encoder and the heuristic bot's scorer are compiled by numba on
 first use (~10 s, see docs/startup.md) and cached (``cache=True``) beside their source or in
 ``NUMBA_CACHE_DIR``. ``scripts/setup.sh`` runs this once after installing: it plays a few hands of
-every kind a first use plays (the PettingZoo env, the Gymnasium view with the greedy and heuristic
+every kind a first use plays (the PettingZoo env, a packed game (OpenSpiel's ``python_tute``), the Gymnasium view with the greedy and heuristic
 bots as opponents, in both the partnership and the two-player game) and solves one position with
 the double-dummy solver (the dds bot, ``tute-analyze``: ~1 min to compile), which compiles what
 those compile and writes it to the cache. Later processes load it from there.
@@ -18,7 +18,9 @@ import numpy as np
 
 from agents.registry import make_agent
 from tute_env import tute_v0
+from tute_env.engine.cards import NUM_ACTIONS
 from tute_env.engine.core import Game, random_legal_actions
+from tute_env.engine.deal import random_deals
 from tute_env.engine.rules import make_rules
 from tute_env.envs import gym_env
 from tute_env.search.solver import Solver
@@ -47,6 +49,8 @@ def warm_up(presets=PRESETS, hands: int = 2) -> None:
                     action = int(rng.choice(np.flatnonzero(single.action_masks())))
                     over = any(single.step(action)[2:4])
     game = Game("two_player")  # the solver's code is the same for every rule set
+    packed = game.new_packed(random_deals(game.rules, rng, 1), validate=False)  # OpenSpiel's python_tute
+    packed.step(int(np.flatnonzero([packed.legal >> a & 1 for a in range(NUM_ACTIONS)])[0]))
     state = game.random_state(rng, 1)
     while state.done[0] or state.tricks_played[0] < 16 or state.decision[0] != 0:  # a card to play, stock gone
         if state.done[0]:  # over early (a Tute, R8b): a new deal
