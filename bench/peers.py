@@ -68,7 +68,13 @@ def _median_runs(run, runs: int) -> tuple[float, list[float]]:
 # ------------------------------------------------------------------------------------------------
 # OpenSpiel
 # ------------------------------------------------------------------------------------------------
-OPENSPIEL_GAMES = ("oh_hell(players=4,num_tricks_fixed=10)", "hearts", "spades")
+# Each peer game and the tute_env preset it is set against. tute_env's own games through the same
+# APIs come last: OpenSpiel's python_tute (tute_env.envs.openspiel), RLCard's tute
+# (tute_env.envs.rlcard_env, "tute:<preset>"), the cost of each framework's loop around the core.
+OPENSPIEL_GAMES = {
+    "oh_hell(players=4,num_tricks_fixed=10)": "partnership", "hearts": "partnership", "spades": "partnership",
+    "python_tute(preset=partnership)": "partnership", "python_tute(preset=two_player)": "two_player",
+}
 
 
 def openspiel_decisions_per_game(game, games: int, seed: int = 0) -> float:
@@ -90,10 +96,12 @@ def openspiel_decisions_per_game(game, games: int, seed: int = 0) -> float:
 def openspiel_rate(name: str, seconds: float, runs: int, count_games: int, seed: int = 0) -> PeerResult:
     import pyspiel
 
+    import tute_env.envs.openspiel  # noqa: F401 - registers python_tute
+
     game = pyspiel.load_game(name)
     players = game.num_players()
     result = PeerResult("OpenSpiel", name, players, "C++ `pyspiel.evaluate_bots`, uniform random bots",
-                        "partnership", "core", version=_version("open_spiel"))
+                        OPENSPIEL_GAMES[name], "core", version=_version("open_spiel"))
     per_game = openspiel_decisions_per_game(game, count_games, seed)
     bots = [pyspiel.make_uniform_random_bot(p, seed + p) for p in range(players)]
     counter = [seed]
@@ -115,14 +123,18 @@ def openspiel_rate(name: str, seconds: float, runs: int, count_games: int, seed:
 # ------------------------------------------------------------------------------------------------
 # RLCard
 # ------------------------------------------------------------------------------------------------
-RLCARD_GAMES = {"bridge": "partnership", "gin-rummy": "two_player"}
+RLCARD_GAMES = {"bridge": "partnership", "gin-rummy": "two_player", "tute:partnership": "partnership",
+                "tute:two_player": "two_player"}
 
 
 def rlcard_rate(name: str, seconds: float, runs: int, seed: int = 0) -> PeerResult:
     import rlcard
     from rlcard.agents import RandomAgent
 
-    env = rlcard.make(name, config={"seed": seed})
+    import tute_env.envs.rlcard_env  # noqa: F401 - registers tute
+
+    env_id, _, preset = name.partition(":")
+    env = rlcard.make(env_id, config={"seed": seed, **({"preset": preset} if preset else {})})
     env.set_agents([RandomAgent(num_actions=env.num_actions) for _ in range(env.num_players)])
     result = PeerResult("RLCard", name, env.num_players, "`env.run`, `RandomAgent` in every seat",
                         RLCARD_GAMES[name], "core", version=_version("rlcard"))
@@ -183,9 +195,10 @@ def _guarded(make, library: str, game: str, players: int, api: str, preset: str,
 def measure_peers(seconds: float, runs: int, count_games: int = 200, log=print) -> list[PeerResult]:
     """Every peer, in a fixed order; a peer without a figure carries the reason in ``missing``."""
     results = []
-    for name in OPENSPIEL_GAMES:
-        results.append(_guarded(lambda n=name: openspiel_rate(n, seconds, runs, count_games), "OpenSpiel", name, 4,
-                                "C++ `pyspiel.evaluate_bots`, uniform random bots", "partnership", "core"))
+    for name, preset in OPENSPIEL_GAMES.items():
+        players = 4 if preset == "partnership" else 2
+        results.append(_guarded(lambda n=name: openspiel_rate(n, seconds, runs, count_games), "OpenSpiel", name,
+                                players, "C++ `pyspiel.evaluate_bots`, uniform random bots", preset, "core"))
         log(_line(results[-1]))
     for name, preset in RLCARD_GAMES.items():
         players = 4 if preset == "partnership" else 2

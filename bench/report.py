@@ -178,7 +178,8 @@ def _peers_section(results: dict) -> list[str]:
         "Decisions are player decisions (chance nodes, dealing and PettingZoo's dead steps excluded). The peers "
         "play one game at a time, so each is set against tute_env one game at a time (B = 1) and at tute_env's "
         "best batch size: the rules core for the engines (OpenSpiel, RLCard), the environments for PettingZoo. "
-        "Ratio = tute_env / peer.",
+        "Ratio = tute_env / peer. tute_env's own games through the same APIs are rows too (OpenSpiel's "
+        "`python_tute`, RLCard's `tute`): what each framework's loop costs around the same core.",
         "",
         "| peer | game (players) | version | timed | decisions/game | decisions/s | tute_env one game "
         "| ratio | tute_env batched | ratio |",

@@ -76,7 +76,7 @@ def test_missing_library_reports_every_peer_of_it(monkeypatch):
         if name == "rlcard" or name.startswith(("rlcard.", "pettingzoo.classic.")):
             monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "rlcard", None)  # import rlcard -> ImportError
-    monkeypatch.setattr(peers, "OPENSPIEL_GAMES", ())
+    monkeypatch.setattr(peers, "OPENSPIEL_GAMES", {})
     results = peers.measure_peers(seconds=0.001, runs=1, count_games=1, log=lambda msg: None)
     assert [r.game for r in results] == [*peers.RLCARD_GAMES, *peers.PETTINGZOO_GAMES]
     for r in results:
