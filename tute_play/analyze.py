@@ -7,10 +7,11 @@
 Reads ``tute-record/1`` files (``evaluate.py --record``, the play modes' history, the web table's
 downloads, the env's records; docs/records.md). For every decision: each legal action's exact
 value with all cards known (:mod:`tute_env.search.solver`) and the loss of the action played (best minus
-played, >= 0; :mod:`tute_env.search.analysis`). The report gives each seat's total loss and the costliest
-decisions. ``--json OUT`` writes ``{"hands": [{"decisions": [{"ply", "seat", "action", "values",
+played, >= 0; :mod:`tute_env.search.analysis`), in games at the point weight used. The report gives each seat's
+total loss and the costliest decisions; on a terminal, a bar shows the decisions done. ``--json OUT`` writes ``{"hands": [{"decisions": [{"ply", "seat", "action", "values",
 "loss", "best"}, ...], ...}, ...]}`` with actions as action strings (``"Ao"``, ``"sing-c"``,
-``"pass"``). A decision the solver cannot finish within ``--max-seconds`` is reported as not
+``"pass"``). A decision the solver cannot finish within ``--max-seconds`` (default
+:data:`~tute_env.search.analysis.MAX_SECONDS`, the limit of every review) is reported as not
 solved (``"values": {}``, ``"loss": null``). A damaged file is one line naming the line and the
 field, and exit code 2.
 """
@@ -23,23 +24,27 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from tqdm import tqdm
+
 from tute_env.play.records import Record, RecordError, load_records
-from tute_env.search.analysis import Decision, analyze_record, costliest, seat_losses
+from tute_env.search.analysis import MAX_SECONDS, POINT_WEIGHT, Decision, analyze_record, costliest, seat_losses
 from tute_env.search.solver import Solver
 
-#: The point weight of a value: the one the project's agents are trained with (tute_env.engine.scoring).
-DEFAULT_POINT_WEIGHT = 0.177
+DEFAULT_POINT_WEIGHT = POINT_WEIGHT
 
 
-def hand_report(record: Record, decisions: Sequence[Decision], number: int, top: int = 5) -> str:
-    """A readable report of one analysed hand."""
+def hand_report(record: Record, decisions: Sequence[Decision], number: int, top: int = 5,
+                point_weight: float = POINT_WEIGHT, max_seconds: float = MAX_SECONDS) -> str:
+    """A readable report of one analysed hand (values and losses in games at ``point_weight``)."""
     n = record.rules.num_players
     solved = sum(d.solved for d in decisions)
-    lines = [f"Hand {number} ({record.variant or 'custom rules'}): {len(decisions)} decisions, {solved} solved; "
-             f"side {record.result['winner']} won ({' to '.join(map(str, record.result['points']))} points)"]
+    lines = [f"Hand {number} ({record.variant or 'custom rules'}): {len(decisions)} decisions, {solved} solved "
+             f"(at most {max_seconds:g} s each); side {record.result['winner']} won "
+             f"({' to '.join(map(str, record.result['points']))} points). Values and losses in games, "
+             f"at point weight {point_weight:g}."]
     for seat, total in enumerate(seat_losses(decisions, n)):
         mine = [d for d in decisions if d.seat == seat and d.solved]
-        lines.append(f"  player_{seat} ({record.players[seat]}): loss {total:.3f} over {len(mine)} decisions")
+        lines.append(f"  player_{seat} ({record.players[seat]}): loss {total:.3f} games over {len(mine)} decisions")
     worst = costliest(decisions, top)
     if worst:
         lines.append("  costliest decisions:")
@@ -58,8 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", metavar="OUT", help="write every decision's values and loss as JSON")
     parser.add_argument("--point-weight", type=float, default=DEFAULT_POINT_WEIGHT,
                         help=f"weight of the point difference in a value (default {DEFAULT_POINT_WEIGHT})")
-    parser.add_argument("--max-seconds", type=float, default=30.0,
-                        help="the solver's time per decision before it is reported as not solved (default 30)")
+    parser.add_argument("--max-seconds", type=float, default=MAX_SECONDS,
+                        help=f"the solver's time per decision before it is reported as not solved (default {MAX_SECONDS:g}, "
+                             "the limit of every review)")
     parser.add_argument("--top", type=int, default=5, help="costliest decisions listed per hand (default 5)")
     return parser
 
@@ -89,8 +95,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         record = records[number - 1]
         if record.rules not in solvers:
             solvers[record.rules] = Solver(record.rules, point_weight=args.point_weight, max_seconds=args.max_seconds)
-        decisions = analyze_record(record, solver=solvers[record.rules])
-        print(hand_report(record, decisions, number, args.top), flush=True)
+        with tqdm(total=len(record.actions), unit="decision", desc=f"hand {number}", disable=None, leave=False,
+                  file=sys.stderr) as bar:  # disable=None: a bar on a terminal only
+            decisions = analyze_record(record, solver=solvers[record.rules],
+                                       progress=lambda done, total: bar.update(done - bar.n))
+        print(hand_report(record, decisions, number, args.top, args.point_weight, args.max_seconds), flush=True)
         hands.append({"hand": number, "variant": record.variant, "players": record.players,
                       "decisions": [d.to_dict() for d in decisions]})
     if args.json:

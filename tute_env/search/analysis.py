@@ -3,16 +3,18 @@ all cards known (:mod:`tute_env.search.solver`), and what the move played lost a
 
 >>> from tute_env.search.analysis import analyze_record
 >>> from tute_env.play.records import load_records
->>> decisions = analyze_record(load_records("games.jsonl")[0], point_weight=0.177)
+>>> decisions = analyze_record(load_records("games.jsonl")[0])
 >>> worst = max((d for d in decisions if d.solved), key=lambda d: d.loss)
 >>> worst.ply, worst.seat, worst.action_str, worst.best_str, worst.loss
 
 A value is the seat to act's "win" hand reward (:mod:`tute_env.engine.scoring`, ``point_weight`` =
 ``point_weight``) under optimal play by every seat with every card known: the games its side
-wins (or its share of the games lost) plus ``point_weight`` times the point difference / 230.
+wins (or its share of the games lost) plus ``point_weight`` times the point difference / 230,
+so a value and a loss are in games, at that point weight (default :data:`POINT_WEIGHT`).
 The loss of a move is the best action's value minus the value of the action played (0 for the
-best move, never negative). A decision the solver cannot finish within ``max_seconds`` (the
-two-player game early in a long stock) is kept with ``solved = False`` and no values.
+best move, never negative). A decision the solver cannot finish within ``max_seconds`` (default
+:data:`MAX_SECONDS`: the one time limit of tute-analyze, the terminal review and the web review;
+the two-player game early in a long stock) is kept with ``solved = False`` and no values.
 
 ``tute-analyze FILE.jsonl`` is the command line (:mod:`tute_play.analyze`); the web table's and
 the terminal's replays show the same figures.
@@ -29,7 +31,13 @@ from ..engine.cards import action_str
 from ..play.records import Record, replay
 from .solver import Solver, SolverBudgetExceeded
 
-__all__ = ["Decision", "analyze_record", "costliest", "seat_losses"]
+__all__ = ["MAX_SECONDS", "POINT_WEIGHT", "Decision", "analyze_record", "costliest", "seat_losses"]
+
+#: The solver's time per decision before it is reported as not solved, in seconds: one limit for
+#: every tool that analyses hands (tute-analyze, the terminal review, the web review).
+MAX_SECONDS = 3.0
+#: The point weight of a value: the one the project's agents are trained with (tute_env.engine.scoring).
+POINT_WEIGHT = 0.177
 
 
 @dataclass
@@ -72,12 +80,13 @@ class Decision:
                 "loss": self.loss, "best": self.best_str}
 
 
-def analyze_record(record: Record, point_weight: float = 0.0, max_seconds: float | None = 30.0,
-                   solver: Solver | None = None) -> list[Decision]:
+def analyze_record(record: Record, point_weight: float = POINT_WEIGHT, max_seconds: float | None = MAX_SECONDS,
+                   solver: Solver | None = None, progress=None) -> list[Decision]:
     """Every decision of ``record`` (replayed through the core) with its double-dummy values.
 
     ``max_seconds``: the solver's budget per decision (None: no limit); ``solver``: one to reuse
-    (its rules must be the record's; its point weight and budget are then its own)."""
+    (its rules must be the record's; its point weight and budget are then its own);
+    ``progress(done, total)``: called after each decision."""
     if solver is None:
         solver = Solver(record.rules, point_weight=point_weight, max_seconds=max_seconds)
     elif solver.rules != record.rules:
@@ -91,9 +100,11 @@ def analyze_record(record: Record, point_weight: float = 0.0, max_seconds: float
             row = solver.action_values(state)[0]
         except SolverBudgetExceeded:
             out.append(Decision(ply, seat, action, solved=False))
-            continue
-        legal = np.flatnonzero(~np.isnan(row))
-        out.append(Decision(ply, seat, action, {int(a): float(row[a]) for a in legal}))
+        else:
+            legal = np.flatnonzero(~np.isnan(row))
+            out.append(Decision(ply, seat, action, {int(a): float(row[a]) for a in legal}))
+        if progress is not None:
+            progress(ply + 1, len(record.action_ids))
     return out
 
 
