@@ -58,6 +58,7 @@ from agents import make_agent
 from agents.ppo import PolicyNet, PPOAgent, resolve_device, save_policy
 from tute_env.engine.rules import make_rules
 from tute_lab.evaluation import TRAINING_SEED_LIMIT, evaluate_pairing
+from tute_lab.training.imitation import imitate
 from tute_lab.training.rollout import Rollout, mixed_precision
 from tute_lab.training.runs import (
     check_run_dir,
@@ -180,6 +181,12 @@ def run(args: Args, rules, run_dir: Path, net, optimizer, pool: Pool, workers: W
     writer = SummaryWriter(str(run_dir), purge_step=update * batch_size + 1 if update else None)
     csv_path = run_dir / "log.csv"
     start_log(csv_path, update)
+    if args.imitate and update == 0:  # a warm start: the teacher's play first (not again on resume)
+        imitated = imitate(net, rules, args, net.obs_scale.device)
+        for key, value in imitated.items():
+            writer.add_scalar(key, value, 0)
+        print(f"imitated {args.imitate} on {imitated['imitation/decisions']:,} decisions: "
+              f"agreement {imitated['imitation/agreement']:.3f}", file=sys.stderr)
     bar = tqdm(total=num_updates, initial=update, disable=None if args.progress else True, desc="updates")
     start_time, start_update, start_decisions = time.time(), update, workers.decisions()
     while update < num_updates:

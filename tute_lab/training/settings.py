@@ -83,6 +83,12 @@ class Args:
     """Start the learner's networks from this checkpoint's (a policy file such as
     agents/checkpoints/partnership.pt, or a training checkpoint; same rules, ``hidden`` and
     ``central_critic``) instead of at random; the optimiser starts afresh."""
+    imitate: str | None = None
+    """Before PPO, train the learner to play as this agent (an agent spec, e.g. heuristic) on
+    ``imitate_decisions`` of its decisions, and its critic on their outcomes
+    (tute_lab.training.imitation); None: PPO starts from ``init`` or at random."""
+    imitate_decisions: int | None = None
+    """With ``imitate``: the teacher's decisions imitated before PPO (None without it)."""
     pfsp_power: float = 2.0
     """Opponent weight = (1 - learner score against it) ** power + 0.05 (prioritised self-play)."""
     eval_every: int = 50
@@ -178,8 +184,12 @@ def check_args(args: Args) -> None:
         raise ValueError(f"hidden must be one or more positive layer widths, got {args.hidden}")
     if args.exploit is None and not args.bots:
         raise ValueError("bots is empty: the opponent pool needs a bot to start with (or --exploit AGENT)")
-    for spec in (*pool_bots(args), *args.eval_opponents):
+    for spec in (*pool_bots(args), *args.eval_opponents, *([args.imitate] if args.imitate else [])):
         check_spec(spec)  # a bad agent spec is named before the run starts
+    if (args.imitate is None) != (args.imitate_decisions is None) or not (
+            args.imitate_decisions is None or is_int(args.imitate_decisions, 1)):
+        raise ValueError("imitate and imitate_decisions go together: an agent spec and a number of decisions of at "
+                         f"least 1 (or neither), got {args.imitate!r} and {args.imitate_decisions!r}")
     if args.exploit is not None:
         pooled = {"bots": list(args.bots), "snapshot_every": args.snapshot_every, "partner_mix": args.partner_mix}
         if any(pooled.values()):
