@@ -35,7 +35,9 @@ def words_of(texts) -> set[str]:
 
 
 def english_left(spanish: str, english: str, names=()) -> list[str]:
-    """The English words of ``spanish`` (the same scenario printed ``english`` in English)."""
+    """The English words of ``spanish`` (the same scenario printed ``english`` in English); ``names``
+    are not words (the player's input, quoted back, is in ``names`` too)."""
+    names = [*names, *(repr(line) for line in {*OPENING, *REPLAY_INPUT})]
     for name in sorted({*PRESETS, *BOTS, *names}, key=len, reverse=True):
         spanish, english = spanish.replace(name, " "), english.replace(name, " ")
     spanish_words = words_of(WORDS["es"].values()) | words_of(card_name("es", c) for c in range(NUM_CARDS))
@@ -107,9 +109,12 @@ def record_names(path) -> list[str]:
     return [str(getattr(r, k)) for r in load_records(path) for k in ("match", "time") if getattr(r, k)]
 
 
+REPLAY_INPUT = ["huh", "help", "p", "s", "e", "", "4"]
+
+
 def replay_steps(path) -> list[str]:
     total = len(load_records(path)[0].actions)
-    return ["huh", "help", "p", "s", "e", "", "4", *[""] * (total - 4), "q"]
+    return [*REPLAY_INPUT, *[""] * (total - 4), "q"]
 
 
 def test_the_replay_in_spanish(recorded):
