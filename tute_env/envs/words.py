@@ -273,7 +273,7 @@ WORDS: dict[str, dict[str, str]] = {
         "ill_ex_lead": "solo puedes cambiar cuando te toca salir (R7)",
         "ill_ex_after_win": ("tras ganar una baza, el siete de triunfo se cambia por un as, un tres o una figura de "
                              "muestra, el dos por un cuatro a siete (R7)"),
-        "ill_ex_seven": "necesitas el siete de triunfo ({card}) para cambiar (R7)",
+        "ill_ex_seven": "para cambiar la muestra necesitas {card} (R7)",
         "ill_pass": "pasar solo sirve en un turno de cante; ahora tienes que echar una carta",
         "ill_not_move": "no es una jugada",
         "ill_follow_beat": "tienes que asistir a {suit} y montar a {card} si puedes (R5): puedes echar {allowed}",
