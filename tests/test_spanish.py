@@ -90,7 +90,7 @@ def recorded(tmp_path_factory):
 
 
 def test_the_game_against_the_bots_in_spanish(recorded):
-    path, spanish, english, player = recorded
+    _, spanish, english, player = recorded
     first = next(k for k, prompt in enumerate(player.prompts) if "[" in prompt)
     assert "[" in player.prompts[first + 1]  # the stray answer is not a yes: asked again
     assert "Fin de la mano" in spanish and "Hand over" in english

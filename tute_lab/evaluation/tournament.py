@@ -58,8 +58,7 @@ class RoundRobinResult:
         cell = max(16, width)  # a long spec (a path, pkg.module:Name) still leaves a space
         table, ci = self.win_rate_table(), self.ci_table()
         k = len(self.agents)
-        lines = ["win rate of row vs column (95% CI half width; none from fewer than "
-                 f"{MIN_DEALS_FOR_CI} deals)",
+        lines = [f"win rate of row vs column (95% CI half width; none from fewer than {MIN_DEALS_FOR_CI} deals)",
                  " " * width + "".join(f"{a:>{cell}}" for a in self.agents)]
         for i, a in enumerate(self.agents):
             cells = "".join(f"{'-':>{cell}}" if i == j else f"{f'{table[i, j]:.3f}' + ci_text(ci[i, j]):>{cell}}"
