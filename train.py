@@ -25,7 +25,9 @@ so a run is the same for the same seed and worker count. The machinery (settings
 and the pool, rollouts, workers, run directories) is :mod:`tute_lab.training`; this file is the
 loop: collect, advantages, update, evaluate, checkpoint.
 
-Logs: TensorBoard (``charts/``, ``losses/``, ``eval/``) and ``log.csv`` in ``run_dir``; a
+Logs: TensorBoard (``charts/``, ``losses/``, ``eval/``) and ``log.csv`` in ``run_dir`` (a row per
+update: the training hands' win rate and reward, the losses, and in the rows of the updates
+evaluated the held-out win rate and point difference against each agent); a
 progress bar; ``checkpoint.pt`` written atomically every ``checkpoint_every`` updates (model,
 optimiser, RNG states, opponent pool, games in progress, counters) and ``--resume`` continues
 from it exactly; ``final.pt`` (model only) and ``curves.png`` at the end. Periodic evaluation
@@ -62,8 +64,10 @@ from tute_lab.training.imitation import imitate
 from tute_lab.training.rollout import Rollout, mixed_precision
 from tute_lab.training.runs import (
     check_run_dir,
+    eval_agents,
     evaluation_records,
     init_network,
+    log_fields,
     log_update,
     plot_run,
     resume,
@@ -129,21 +133,22 @@ def ppo_update(net, optimizer, buf: Rollout, adv, returns, args: Args) -> dict[s
 def evaluate_learner(net, rules, args, update, writer, history, num_deals):
     """Duplicate-deal evaluation (tute_lab.evaluation) on ``num_deals`` held-out deals against each
     of ``eval_opponents`` and the exploited agent. Every scalar is logged against learner
-    decisions, so TensorBoard's panels share one axis."""
+    decisions, so TensorBoard's panels share one axis; returns the history's row, the results and
+    the figures for log.csv (``eval_win_rate_vs_NAME``, ``eval_point_diff_vs_NAME``)."""
     agent = PPOAgent(rules, net=net, greedy=True, device=next(net.parameters()).device)
-    row, results = {"update": update}, []
-    exploited = [args.exploit] if args.exploit is not None and args.exploit not in args.eval_opponents else []
-    for name in [*args.eval_opponents, *exploited]:
+    row, results, figures = {"update": update}, [], {}
+    for name in eval_agents(args):
         with evaluation_records(args, update) as record:
             result = evaluate_pairing(rules, agent, make_agent(name, rules, seed=0),
                                                num_deals=num_deals, progress=False, record=record)
         results.append(result)
         row[name] = result.win_rate
         step = update * args.num_envs * args.num_steps
-        writer.add_scalar(f"eval/win_rate_vs_{name}", result.win_rate, step)
-        writer.add_scalar(f"eval/point_diff_vs_{name}", result.mean_point_diff, step)
+        for kind, value in (("win_rate", result.win_rate), ("point_diff", result.mean_point_diff)):
+            writer.add_scalar(f"eval/{kind}_vs_{name}", value, step)
+            figures[f"eval_{kind}_vs_{name}"] = value
     history.append(row)
-    return row, results
+    return row, results, figures
 
 
 def main(argv=None) -> None:
@@ -179,8 +184,8 @@ def run(args: Args, rules, run_dir: Path, net, optimizer, pool: Pool, workers: W
     start_run_dir(run_dir, args)
     # Points of updates redone after a resume replace the killed run's (purge_step).
     writer = SummaryWriter(str(run_dir), purge_step=update * batch_size + 1 if update else None)
-    csv_path = run_dir / "log.csv"
-    start_log(csv_path, update)
+    csv_path, fields = run_dir / "log.csv", log_fields(args)
+    start_log(csv_path, update, fields)
     if args.imitate and update == 0:  # a warm start: the teacher's play first (not again on resume)
         imitated = imitate(net, rules, args, net.obs_scale.device)
         for key, value in imitated.items():
@@ -209,20 +214,22 @@ def run(args: Args, rules, run_dir: Path, net, optimizer, pool: Pool, workers: W
         stats = {
             "update": update, "learner_steps": update * batch_size, "env_steps": workers.decisions(),
             "sps": round(sps), "env_sps": round(env_sps),
-            "win_rate": float(wins.mean()) if wins.size else float("nan"),
-            "mean_reward": float(buf.rewards[finished].mean()) if finished.any() else float("nan"),
+            # The training hands that ended in this rollout (none: not measured, an empty cell).
+            "win_rate": float(wins.mean()) if wins.size else None,
+            "mean_reward": float(buf.rewards[finished].mean()) if finished.any() else None,
             **losses,
         }
-        log_update(writer, csv_path, stats, optimizer.param_groups[0]["lr"], pool)
         if args.snapshot_every and update % args.snapshot_every == 0:
             pool.add_snapshot(net, f"snapshot@{update}")
         if (args.eval_every and update % args.eval_every == 0) or update == num_updates:
             last = update == num_updates
             deals = args.final_eval_deals if last and args.final_eval_deals else args.eval_deals
-            row, results = evaluate_learner(net, rules, args, update, writer, eval_history, deals)
+            row, results, figures = evaluate_learner(net, rules, args, update, writer, eval_history, deals)
+            stats.update(figures)
             if last:
                 print("\nfinal evaluation on held-out duplicate deals:\n" + "\n".join(r.summary() for r in results))
             bar.set_postfix_str(" ".join(f"{k}={v:.2f}" for k, v in row.items() if k != "update"))
+        log_update(writer, csv_path, stats, optimizer.param_groups[0]["lr"], pool, fields)
         bar.set_description(f"updates ({sps:,.0f} learner steps/s, {env_sps:,.0f} env steps/s)")
         bar.update(1)
         if update % args.checkpoint_every == 0 or update == num_updates:
@@ -232,7 +239,7 @@ def run(args: Args, rules, run_dir: Path, net, optimizer, pool: Pool, workers: W
     save_policy(run_dir / "final.pt", net, rules, args.preset, learner_steps=update * batch_size,
                 eval_history=eval_history)
     plot_run(run_dir, eval_history)
-    print(f"model: {run_dir / 'final.pt'} (evaluate it with: python evaluate.py {run_dir / 'final.pt'} heuristic "
+    print(f"model: {run_dir / 'final.pt'} (evaluate it with: tute-evaluate {run_dir / 'final.pt'} heuristic "
           f"--preset {args.preset}); curves: {run_dir / 'curves.png'}")
 
 

@@ -184,7 +184,7 @@ def main(argv=None) -> int:
         parser.error(str(e))
     times = np.array(oracle.seconds or [0.0])
     print(f"oracle vs {args.opponent} ({args.preset}, {args.deals} deals from {args.seed_start}): "
-          f"{result.win_rate:.3f} [{result.ci_low:.3f}, {result.ci_high:.3f}], "
+          f"{result.win_rate:.3f} {result.interval_text()}, "
           f"points {result.mean_point_diff:+.1f} a hand, {result.seconds:.0f} s")
     if args.json:
         decision_s = {q: float(np.percentile(times, p)) for q, p in (("p50", 50), ("p99", 99), ("max", 100))}

@@ -503,6 +503,7 @@ def test_points_reward_episode(preset):
         (dict(tute="maybe"), "tute"),
         (dict(hand_size=8), "hand_size"),
         (dict(show_all_hands="yes"), "show_all_hands"),
+        (dict(lang="fr"), "lang"),
     ],
 )
 def test_bad_arguments_raise_value_error_naming_them(kwargs, name):

@@ -124,6 +124,30 @@ def test_ci_is_computed_on_deals():
     assert r.significant() and r.win_rate > 0.8
 
 
+def test_too_few_deals_give_no_interval_and_say_so(tmp_path, capsys):
+    """Two deals whose seatings each split: sd 0, but no zero-width interval (MIN_DEALS_FOR_CI)."""
+    from tute_lab.evaluation import MIN_DEALS_FOR_CI
+
+    few = evaluate_pairing("two_player", "heuristic", "greedy", num_deals=2)
+    assert few.ci_low is few.ci_high is few.point_diff_ci is few.ci_half_width is None and not few.significant()
+    assert "win rate 0.500 (no interval from 2 deals: 30 give one), point diff " in few.summary()
+    assert "[0.500, 0.500]" not in few.summary() and "+-" not in few.summary()
+    enough = evaluate_pairing("two_player", "heuristic", "greedy", num_deals=MIN_DEALS_FOR_CI)
+    assert enough.ci_low <= enough.win_rate <= enough.ci_high and enough.point_diff_ci >= 0
+    assert f"win rate {enough.win_rate:.3f} [{enough.ci_low:.3f}, {enough.ci_high:.3f}]" in enough.summary()
+    out_json, out_csv = tmp_path / "r.json", tmp_path / "r.csv"
+    assert evaluate.main(["heuristic", "greedy", "--preset", "two_player", "--deals", "2", "--json", str(out_json),
+                          "--csv", str(out_csv), "--plot", str(tmp_path / "r.png"), "--no-progress"]) == 0
+    assert "no interval from 2 deals" in capsys.readouterr().out
+    pairing = json.loads(out_json.read_text())["pairings"][0]
+    assert pairing["ci_low"] is None and pairing["ci_high"] is None and pairing["point_diff_ci"] is None
+    row = next(csv.DictReader(out_csv.open()))
+    assert row["ci_low"] == row["ci_high"] == row["point_diff_ci"] == ""
+    rr = round_robin("two_player", ["random", "greedy"], num_deals=3)
+    assert rr.to_dict()["ci_half_width_table"] == [[0.0, None], [None, 0.0]] and "no CI" in rr.summary()
+    json.dumps(rr.to_dict(), allow_nan=False)
+
+
 def test_ladder_greedy_beats_random():
     r = evaluate_pairing("partnership", "greedy", "random", num_deals=300)
     assert r.ci_low > 0.5

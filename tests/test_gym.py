@@ -176,7 +176,7 @@ def test_bad_arguments():
     for kwargs, name in ((dict(seat=4), "seat"), (dict(control_partner=True, preset="two_player"), "control_partner"),
                          (dict(illegal_action="ignore"), "illegal_action"), (dict(scaled=1), "scaled"),
                          (dict(preset="nope"), "preset"), (dict(foo=1), "foo"),
-                         (dict(render_mode="x"), "render_mode")):
+                         (dict(render_mode="x"), "render_mode"), (dict(lang="de"), "lang")):
         with pytest.raises(ValueError, match=name):
             TuteEnv(**kwargs)
 

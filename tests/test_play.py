@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -133,7 +134,7 @@ def test_explains_the_follow_duty():
     state = game.new_state([deal])
     game.step(state, np.array([card_id("Ao")]))  # seat 0 leads the ace of oros
     why = explain_illegal(rules, state, card_id("6e"))
-    assert "follow suit (oros)" in why and "3o" in why
+    assert "follow suit in oros" in why and "3o" in why
     why = explain_illegal(rules, state, card_id("Ac"))
     assert "do not hold Ac" in why
 
@@ -210,7 +211,7 @@ def test_the_terminal_game_in_spanish():
     text = out.getvalue()
     assert code == 0
     assert "Sales con el " in text or "Echas el " in text or "Echas la " in text
-    assert "jugador 1 echa " in text or "jugador 1 sale con " in text
+    assert "Jugador 1 echa " in text or "Jugador 1 sale con " in text or "Jugador 1 falla con " in text
     assert "se lleva la baza" in text or "Te llevas la baza" in text
     assert "Fin de la mano" in text and ("1 juego." in text or "juegos (" in text)
     assert " plays " not in text and "Hand over" not in text
@@ -244,7 +245,7 @@ def test_illegal_moves_explained_in_spanish():
     main(["--preset", "two_player", "--level", "easy", "--seed", "1", "--hands", "1", "--plain", "--lang", "es",
           "--no-history"], input_fn=scripted(["pass", "quit"]), out=out)
     text = out.getvalue()
-    assert "pass no vale: pasar solo sirve en un turno de cante; ahora tienes que echar una carta. Prueba otra vez." \
+    assert "paso no vale: pasar solo sirve en un turno de cante; ahora tienes que echar una carta. Prueba otra vez." \
         in text
     assert "jugadas posibles:" in text and "legal moves" not in text
 
@@ -311,3 +312,62 @@ def test_replay_review_in_spanish_and_its_options_checked(reviewed_hand, capsys)
             main(argv, input_fn=scripted([]), out=io.StringIO())
         assert exc.value.code == 2
     assert "--replay FILE" in capsys.readouterr().err
+
+
+def test_another_hand_takes_only_yes_or_no_words():
+    from tute_play.terminal import another_hand
+
+    for answers, expected in ((["1", "maybe", ""], True), (["sí"], True), (["S"], True), (["yes"], True),
+                              (["x", "no"], False), (["salir"], False), (["q"], False)):
+        out = io.StringIO()
+        read = scripted(answers)
+        assert another_hand(Console(read, out), "es") is expected
+        assert len(read.prompts) == len(answers) and set(read.prompts) == {"¿Otra mano? [S/n] "}
+        assert out.getvalue().count("Responde s (sí) o n (no).") == len(answers) - 1
+    read = scripted(["2", "n"])
+    assert another_hand(Console(read, io.StringIO())) is False and read.prompts == ["Another hand? [Y/n] "] * 2
+
+
+@pytest.mark.parametrize("lang, taken, gone, over", [
+    ("en", "player_1 takes the turned card, ", "-> The stock is gone: arrastre, from now on follow suit and beat",
+     "Hand over"),
+    ("es", "Jugador 1 roba la muestra, ", "-> Se acabó el monte: arrastre; desde ahora hay que asistir y montar",
+     "Fin de la mano"),
+])
+def test_the_last_draw_and_the_end_of_the_stock_are_announced_and_the_result_said_once(lang, taken, gone, over):
+    texts = []
+    for seed in range(1, 4):  # the turned card goes to the bot in some hands, to the player in others
+        out = io.StringIO()
+        main(["--preset", "two_player", "--level", "easy", "--seed", str(seed), "--hands", "1", "--plain", "--lang",
+              lang, "--no-history"], input_fn=first_legal_forever(), out=out)
+        text = out.getvalue()
+        assert text.count(gone) == 1
+        assert text.count(over) == 1 and len(re.findall(r"(wins|gana) \d+ (game|juego)", text)) == 1
+        texts.append(text)
+    assert any(taken in text for text in texts)
+    taken_you = "You take the turned card, " if lang == "en" else "Robas la muestra, "
+    assert all((taken in text) != (taken_you in text) for text in texts)
+
+
+def test_trumping_and_overtrumping_are_named():
+    rules = make_rules("partnership")
+    game = Game(rules)
+    hands = ["Ao 2o 3o 4o 5o 6o 7o So Co Ro", "2b 2c 3c 4c 5c 6c 7c Sc Cc Rc", "Rb 2e 3e 4e 5e 6e 7e Se Ce Re",
+             "Ab 3b 4b 5b 6b 7b Sb Cb Ac Ae"]
+    state = game.new_state([Deal.from_dict({"dealer": 3, "hands": hands, "trump_card": "Ab"}, rules)])
+    game.step(state, np.array([card_id("Ao")]))
+    assert narrate(rules, 1, card_id("2b"), state) == "player_1 trumps with 2b"
+    assert narrate(rules, 1, card_id("2b"), state, lang="es") == "jugador 1 falla con el dos de bastos"
+    game.step(state, np.array([card_id("2b")]))
+    assert narrate(rules, 2, card_id("Rb"), state, you=2) == "You overtrump with Rb"
+    assert narrate(rules, 2, card_id("Rb"), state, lang="es") == "jugador 2 contrafalla con el rey de bastos"
+
+
+def test_spanish_moves_are_typed_and_named_in_spanish():
+    menu = [card_id("Ao"), action_id("sing-c"), action_id("exchange"), action_id("pass")]
+    assert parse_choice("cantar c", menu) == action_id("sing-c") == parse_choice("cantar-c", menu)
+    assert parse_choice("cambiar", menu) == action_id("exchange") and parse_choice("Paso", menu) == action_id("pass")
+    with pytest.raises(ValueError, match="no está en la lista: elige de 1 a 4"):
+        parse_choice("9", menu, "es")
+    with pytest.raises(ValueError, match="No entiendo 'cantar-z'"):
+        parse_choice("cantar-z", menu, "es")

@@ -129,7 +129,7 @@ def test_a_killed_distributed_run_resumes_with_nothing_lost(whole, tmp_path):
     (["--ray", "local", "--num-workers", "0"], "--num-workers must be at least 1"),
     (["--num-workers", "2"], "--num-workers needs --ray"),
     (["--ray", "127.0.0.1:1", "--num-workers", "2"], "no Ray cluster reachable"),
-    (["--ray", "local", "--num-workers", "3"], "num_envs (64) must split into num_workers (3)"),
+    (["--ray", "local", "--num-workers", "3"], "num_envs (16) must split into num_workers (3)"),
     (["--ray", "local", "--without-ray"], "--ray needs Ray installed"),
 ])
 def test_command_line_bad_input_is_one_message_and_exit_2(tmp_path, argv, message):

@@ -323,7 +323,7 @@ def test_terminal_replay_steps_forward_and_back_and_shows_everything(tmp_path):
     final = views[5]
     points = record.result["points"]
     assert f"side 0: {points[0]} " in final and f"side 1: {points[1]} " in final
-    assert f"hand over: side {record.result['winner']} wins" in final
+    assert f"Hand over: side {record.result['winner']} wins" in final
     assert "the hand is over" in text and "I do not understand 'huh'" in text
 
 

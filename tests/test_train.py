@@ -37,12 +37,20 @@ def final_weights(run_dir):
 
 
 @pytest.mark.slow
-def test_smoke_config_runs_and_resumes(tmp_path):
+def test_smoke_config_runs_and_resumes(tmp_path, capsys):
     run = tmp_path / "smoke"
     train.main(["--config", SMOKE, "--run-dir", str(run)])
-    assert [int(r["update"]) for r in log_rows(run)] == [1, 2]
+    rows = log_rows(run)
+    assert [int(r["update"]) for r in rows] == [1, 2]
+    # Every column measured in every row (an evaluation after each update): no NaN, no empty cell.
+    assert "eval_win_rate_vs_random" in rows[0] and "eval_point_diff_vs_random" in rows[0]
+    bad = [(r["update"], k, v) for r in rows for k, v in r.items() if v in ("", None) or not np.isfinite(float(v))]
+    assert not bad, bad
+    assert all(0 <= float(r["win_rate"]) <= 1 for r in rows)
     data = load_checkpoint(run / "checkpoint.pt")
     assert data["update"] == 2 and data["eval_history"][-1]["update"] == 2
+    assert [float(r["eval_win_rate_vs_random"]) for r in rows] == [e["random"] for e in data["eval_history"]]
+    assert f"evaluate it with: tute-evaluate {run / 'final.pt'} heuristic" in capsys.readouterr().out
     assert (run / "final.pt").exists() and (run / "curves.png").exists()
     # Resume the finished run for more updates: it continues from update 2.
     train.main(["--config", SMOKE, "--run-dir", str(run), "--resume", "--total-steps", "2048"])

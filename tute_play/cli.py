@@ -47,6 +47,7 @@ from tute_env.play.records import RecordWriter
 from .analyze import DEFAULT_POINT_WEIGHT
 from .levels import LEVEL_HELP, LEVELS, MOVES_HELP, NETWORK_LEVELS, make_bots, seat_specs
 from .terminal import Console, Quit, choose_record, history_path, open_history, replay_hand, review_hand, run
+from .words import LANGS, word
 
 #: ``--review``'s default solver time per decision (seconds): a slower one is shown as not solved.
 REVIEW_MAX_SECONDS = 10.0
@@ -69,8 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=None, help="seed for the deals and the bots")
     parser.add_argument("--hands", type=int, default=None, help="stop after this many hands")
     parser.add_argument("--plain", action="store_true", help="suit letters instead of suit symbols")
-    parser.add_argument("--lang", default="en", choices=["en", "es"],
-                        help="the language of the moves' narration and the results (es: Spanish as players say it)")
+    parser.add_argument("--lang", default="en", choices=list(LANGS),
+                        help="the language of everything the game, the replay and the review say (es: Spanish as "
+                             "players say it)")
     parser.add_argument("--record", metavar="FILE",
                         help="append the record of every hand played to FILE instead of the history file")
     parser.add_argument("--no-history", action="store_true",
@@ -135,7 +137,7 @@ def _main_replay(parser: argparse.ArgumentParser, args: argparse.Namespace, io: 
     except Quit:
         pass
     except KeyboardInterrupt:
-        io.say("\nBye.")
+        io.say("\n" + word(args.lang, "t_bye"))
         return 130
     return 0
 
@@ -169,14 +171,15 @@ def _main_play(parser: argparse.ArgumentParser, args: argparse.Namespace, io: Co
         print(f"{parser.prog}: error: cannot make the agent: {err}", file=sys.stderr)  # trained one without torch
         return 2
     try:
-        writer = RecordWriter(args.record, mode="a") if args.record else None if args.no_history else open_history(io)
+        writer = (RecordWriter(args.record, mode="a") if args.record else None if args.no_history
+                  else open_history(io, args.lang))
     except OSError as err:
         parser.error(f"--record {args.record}: cannot write it: {err.strerror or err}")
     try:
         run(rules, args.seat, bots, io, seed=args.seed, hands=args.hands, symbols=not args.plain, record=writer,
             players=seat_specs(rules, args.seat, opponent, args.partner), variant=args.preset, lang=args.lang)
     except KeyboardInterrupt:
-        io.say("\nBye.")
+        io.say("\n" + word(args.lang, "t_bye"))
         return 130
     finally:
         if writer is not None:

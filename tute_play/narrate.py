@@ -1,6 +1,8 @@
 """Actions and hands in words, at the rules level (no torch, no bots): what the terminal game, the
-web table and the replays say of a move, why a move is illegal (R5-R8), and a finished hand's
-summary.
+web table and the replays say of a move, what the draws after a trick make public, why a move is
+illegal (R5-R8), and a finished hand's summary. The words are :mod:`tute_play.words`'s; a
+narrated move is a clause (``"player_1 plays Ao"``, ``"jugador 1 echa el as de oros"``): shown
+as a sentence of its own, it goes through :func:`tute_play.words.sentence`.
 
 >>> narrate(rules, 1, card_id("Ao"), state)      # called with the state before the action
 'player_1 plays Ao'
@@ -26,22 +28,23 @@ from tute_env.engine.cards import (
     SUIT_NAMES,
     SUIT_SET,
     TUTE,
-    action_str,
     beating_set,
     cards_str,
 )
 from tute_env.engine.core import Game, State
 from tute_env.engine.rules import Rules
+from tute_env.envs.render import side_score
 
-from .words import card_name, games_text, points_word, who, word
+from .words import card_name, games_text, move_name, points_word, sentence, side_name, who, word
 
-__all__ = ["describe_action", "explain_illegal", "games_won", "hand_summary", "match_over_text", "narrate",
-           "side_label"]
+__all__ = ["describe_action", "draw_news", "explain_illegal", "games_won", "hand_summary", "match_over_text",
+           "narrate", "side_label"]
 
 
 def describe_action(rules: Rules, state: State, action: int, lane: int = 0, lang: str = "en") -> str:
-    """A menu line for a legal action of the seat to act: ``"sing-c: sing 40 in copas (trumps)"``."""
-    text = action_str(action)
+    """A menu line for a legal action of the seat to act: ``"sing-c: sing 40 in copas (trumps)"``
+    (``"cantar-c: cantar las cuarenta en copas (triunfo)"``: the move as typed, then what it does)."""
+    text = move_name(lang, action)
     if action < NUM_CARDS:
         return text
     trump = int(state.trump[lane])
@@ -60,14 +63,15 @@ def describe_action(rules: Rules, state: State, action: int, lane: int = 0, lang
 
 
 def narrate(rules: Rules, seat: int, action: int, state: State, lane: int = 0, you: int | None = None,
-            lang: str = "en") -> str:
-    """What a seat just did (call with the state before the action)."""
+            lang: str = "en", name: str | None = None) -> str:
+    """What a seat just did (call with the state before the action): it leads, plays, trumps
+    (*falla*) or overtrumps (*contrafalla*) a card, sings, declares Tute, exchanges or passes.
+    ``name``: what to call the seat instead of ``player_1`` (a replay adds its bot's name)."""
     mine = seat == you
     suffix = "_you" if mine else ""
-    fields = {"who": who(lang, seat, you)}
+    fields = {"who": name or who(lang, seat, you)}
     if action < NUM_CARDS:
-        verb = "lead" if state.decision[lane] == LEAD else "play"
-        return word(lang, verb + suffix, card=card_name(lang, action), **fields)
+        return word(lang, _card_verb(state, lane, action) + suffix, card=card_name(lang, action), **fields)
     if SING_BASE <= action < TUTE:
         suit = action - SING_BASE
         points = 40 if suit == state.trump[lane] else 20
@@ -80,6 +84,36 @@ def narrate(rules: Rules, seat: int, action: int, state: State, lane: int = 0, y
         return word(lang, "exchange" + suffix, give=card_name(lang, give),
                     turned=card_name(lang, int(state.turned_card[lane])), **fields)
     return word(lang, "pass" + suffix, **fields)
+
+
+def _card_verb(state: State, lane: int, card: int) -> str:
+    """``lead``, ``play``, ``trump`` (a trump to a trick of another suit not trumped yet) or
+    ``overtrump`` (a trump beating another's trump there)."""
+    if state.decision[lane] == LEAD:
+        return "lead"
+    trump, best = int(state.trump[lane]), int(state.best_card[lane])
+    led = int(state.trick[lane, state.trick_leader[lane]]) // NUM_FACES
+    if card // NUM_FACES != trump or led == trump:
+        return "play"
+    if best // NUM_FACES != trump:
+        return "trump"
+    return "overtrump" if int(beating_set(best, trump)) >> card & 1 else "play"
+
+
+def draw_news(rules: Rules, turned_before: int, to_draw_before: int, state: State, lane: int = 0,
+              you: int | None = None, lang: str = "en") -> list[str]:
+    """What the draws after a trick made public, as sentences: who took the turned card (the last
+    draw, R4) and that the stock is gone (arrastre: the R5 duties from now on, R6). Call with the
+    turned card and the cards to draw before the trick's last card, and the state after it."""
+    news = []
+    turned = turned_before
+    if rules.turned_card_drawn and turned >= 0 and state.turned_card[lane] < 0:
+        taker = next(x for x in range(rules.num_players) if int(state.hands[lane, x]) >> turned & 1)
+        news.append(word(lang, "turned_you" if taker == you else "turned", who=who(lang, taker, you),
+                         card=card_name(lang, turned)))
+    if to_draw_before > 0 and state.to_draw[lane] == 0:
+        news.append(word(lang, "stock_out_strict" if rules.stock_duty == "strict" else "stock_out"))
+    return [sentence(line) for line in news]
 
 
 def explain_illegal(rules: Rules, state: State, action: int, lane: int = 0, lang: str = "en") -> str:
@@ -152,7 +186,8 @@ def _follow_reason(rules: Rules, s: State, lane: int, legal_cards: list[int], la
     beat = int(beating_set(best, trump))
     if legal_set & ~led_set == 0:
         if legal_set & ~beat == 0:
-            return word(lang, "ill_follow_beat", suit=SUIT_NAMES[led_suit], card=card_name(lang, best), allowed=allowed)
+            return word(lang, "ill_follow_beat", suit=SUIT_NAMES[led_suit], card=card_name(lang, best),
+                        allowed=allowed)
         return word(lang, "ill_follow", suit=SUIT_NAMES[led_suit], allowed=allowed)
     if legal_set & ~trump_set == 0:
         trumped = best // NUM_FACES == trump and led_suit != trump
@@ -161,13 +196,13 @@ def _follow_reason(rules: Rules, s: State, lane: int, legal_cards: list[int], la
     return word(lang, "ill_may_play", allowed=allowed)
 
 
-def side_label(rules: Rules, side: int, human: int | None, lang: str = "en") -> str:
+def side_label(rules: Rules, side: int, human: int | None, lang: str = "en", inline: bool = False) -> str:
     """How a side is called: ``player_1`` (no partnerships), ``side 1 (player_1 and player_3)``,
-    ``You`` / ``your side`` for the human's."""
+    ``You`` / ``your side`` for the human's (``you`` ``inline``, inside a sentence)."""
     if human is not None and side == rules.side_of(human):
-        return word(lang, "your_side") if rules.partnerships else word(lang, "you")
+        return word(lang, "your_side") if rules.partnerships else word(lang, "you_lc" if inline else "you")
     if not rules.partnerships:
-        return who(lang, side, None)
+        return side_name(lang, rules, side)
     seats = word(lang, "and").join(who(lang, x, None) for x in range(rules.num_players) if rules.side_of(x) == side)
     return word(lang, "side_of", side=side, seats=seats)
 
@@ -184,31 +219,20 @@ def games_won(rules: Rules, state: State, lane: int = 0, lang: str = "en") -> st
 
 def hand_summary(rules: Rules, state: State, human: int | None, lang: str = "en") -> str:
     """A finished hand in one line: each side's points, who wins and how many games (and why)."""
-    totals = state.totals[0]
     parts = []
     for side in range(rules.num_sides):
-        label = side_label(rules, side, human, lang)
-        if label == word(lang, "you"):
-            label = label.lower() if lang == "en" else "tú"
-        parts.append(word(lang, "summary_side", label=label, total=int(totals[side]),
-                          cards=int(state.card_points[0, side]), cantes=int(state.cante_points[0, side]),
-                          last=int(state.last_trick_bonus[0, side])))
+        parts.append(side_score(rules, state, 0, side, side_label(rules, side, human, lang, inline=True), lang))
     winner = int(state.winner[0])
     over = word(lang, "hand_over_tute" if state.tute_declarer[0] >= 0 else "hand_over")
     if human is not None and winner == rules.side_of(human):
         result = word(lang, "win_you")
     else:
-        result = _sentence(word(lang, "win", who=side_label(rules, winner, None, lang)))
-    return f"{over}. " + "; ".join(parts) + f". {result} {games_won(rules, state, 0, lang)}."
+        result = sentence(word(lang, "win", who=side_label(rules, winner, None, lang)))
+    return f"{over}. " + sentence("; ".join(parts)) + f". {result} {games_won(rules, state, 0, lang)}."
 
 
 def match_over_text(rules: Rules, winner: int, human: int | None, lang: str = "en") -> str:
     """``"You win the match!"``, ``"player_1 wins the match."``, ``"side 1 (...) wins the match."``."""
     if human is not None and winner == rules.side_of(human):
         return word(lang, "match_you")
-    return _sentence(word(lang, "match", who=side_label(rules, winner, None, lang)))
-
-
-def _sentence(text: str) -> str:
-    """A capital at the start of a sentence, but ``player_1`` stays as written everywhere."""
-    return text if text.startswith("player_") else text[:1].upper() + text[1:]
+    return sentence(word(lang, "match", who=side_label(rules, winner, None, lang)))

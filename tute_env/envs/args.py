@@ -1,5 +1,6 @@
 """The arguments every view takes, checked here once: the preset and rule options, ``episode``,
-``reward``, ``render_mode`` (:func:`parse_env_args`) and the reset options, a given deal, a record
+``reward``, ``render_mode`` (:func:`parse_env_args`), the renderer's ``show_all_hands``, ``plain``
+and ``lang`` (:func:`check_render_args`) and the reset options, a given deal, a record
 or a dealer (:func:`parse_reset_options`). The views call these and trust what they return.
 """
 
@@ -16,8 +17,9 @@ from ..engine.observation import observation_scale, perfect_information_layout
 from ..engine.rules import PRESETS, Rules, UnknownPreset, make_rules
 from ..engine.scoring import EPISODES, REWARDS
 from ..play.records import Record, RecordError
+from .words import LANGS
 
-__all__ = ["RENDER_MODES", "observation_high", "parse_env_args", "parse_reset_options"]
+__all__ = ["RENDER_MODES", "check_render_args", "observation_high", "parse_env_args", "parse_reset_options"]
 
 RENDER_MODES = ("human", "rgb_array", "ansi")
 
@@ -41,6 +43,16 @@ def parse_env_args(preset, episode, reward, render_mode, rule_options, render_mo
             from None
     except ValueError as err:
         raise ValueError(f"{err} (for {where})") from None
+
+
+def check_render_args(show_all_hands, plain, lang, where: str) -> None:
+    """``ValueError`` naming a bad rendering argument: ``show_all_hands`` and ``plain`` are True or
+    False, ``lang`` one of :data:`tute_env.envs.words.LANGS` (the words of the rendered table)."""
+    for name, value in (("show_all_hands", show_all_hands), ("plain", plain)):
+        if not isinstance(value, bool):
+            raise ValueError(f"bad argument {name}={value!r} for {where}: expected True or False")
+    if not isinstance(lang, str) or lang not in LANGS:
+        raise ValueError(f"bad argument lang={lang!r} for {where}: expected one of {LANGS}")
 
 
 def parse_reset_options(options, rules: Rules) -> tuple[Deals | None, int | None]:

@@ -48,6 +48,9 @@ action masks (``MaskablePPO``) it never happens.
 ``scaled``: observations as float32 in [0, 1] (the int8 vector times
 ``tute_env.engine.observation.observation_scale``), handy for networks; default int8 as in ``tute_v0``.
 
+``render_mode``, ``show_all_hands``, ``plain`` and ``lang`` (the rendered table's words, ``"en"`` or
+``"es"``): as ``tute_v0``'s.
+
 Observations are the learner's ``tute_v0`` observation vector (``observation_space`` a Box) from
 the seat to act; ``info["action_mask"]`` repeats ``action_masks()``. When a hand ends, the
 info holds the hand result of ``tute_v0`` (``points``, ``winner``, ``games``, ...).
@@ -69,7 +72,7 @@ from ..engine.observation import encode_observation, observation_layout, observa
 from ..engine.rules import Rules
 from ..engine.scoring import INFO_KEYS, Scoring, hand_info
 from ..play.seating import LEARNER, RandomPolicy, Seating
-from .args import observation_high, parse_env_args, parse_reset_options
+from .args import check_render_args, observation_high, parse_env_args, parse_reset_options
 from .render import EnvRenderer
 
 __all__ = ["CallablePolicy", "TuteEnv", "TuteVectorEnv"]
@@ -260,14 +263,12 @@ class TuteEnv(gymnasium.Env):
     def __init__(self, preset: str | Rules = "partnership", *, seat: int = 0, control_partner: bool = False,
                  opponents="random", episode: str = "hand", reward: str = "win", point_weight: float = 0.0,
                  illegal_action: str = "penalty", scaled: bool = False, render_mode: str | None = None,
-                 show_all_hands: bool = False, plain: bool = False, **rule_options):
+                 show_all_hands: bool = False, plain: bool = False, lang: str = "en", **rule_options):
         where = "TuteEnv"
         rules = parse_env_args(preset, episode, reward, render_mode, rule_options,
                                render_modes=tuple(self.metadata["render_modes"]), where=where)
         _check_common(illegal_action, scaled, where)
-        for name, value in (("show_all_hands", show_all_hands), ("plain", plain)):
-            if not isinstance(value, bool):
-                raise ValueError(f"bad argument {name}={value!r} for {where}: expected True or False")
+        check_render_args(show_all_hands, plain, lang, where)
         self.rules, self.episode = rules, episode
         self.seat, self.control_partner = int(seat), control_partner
         self._games = _LearnerGames(rules, 1, _learner_seats(rules, seat, control_partner, where), opponents,
@@ -275,7 +276,8 @@ class TuteEnv(gymnasium.Env):
         self.opponents = self._games.opponents
         self.illegal_action, self.scaled = illegal_action, scaled
         self.render_mode = render_mode
-        self._renderer = EnvRenderer(render_mode, show_all_hands, self.metadata["render_fps"], plain) if render_mode else None
+        self._renderer = (EnvRenderer(render_mode, show_all_hands, self.metadata["render_fps"], plain, lang)
+                          if render_mode else None)
         self.observation_space = _observation_space(rules, scaled)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._scale = observation_scale(rules)

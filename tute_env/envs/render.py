@@ -2,18 +2,21 @@
 (:class:`TableRenderer`, pictures as RGB arrays or in a pygame window).
 
 Both show the trump and the shown or turned card, the trick in progress by seat, the acting
-player's hand (every hand with ``show_all``, a debug view), the cantes and the scores. The
-cards are drawn by the code below (no image files); pygame is imported only when a
+player's hand (every hand with ``show_all``, a debug view), the cantes and the scores, in
+English or Spanish (``lang``: every word comes from :mod:`tute_env.envs.words`). The cards are drawn by the code below (no image files); pygame is imported only when a
 :class:`TableRenderer` is made.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
 from ..engine.cards import CARD_STRENGTH, DECISION_KINDS, FACES, NUM_CARDS, NUM_FACES, SUIT_NAMES, SUITS, card_str
 from ..engine.core import State
 from ..engine.rules import Rules
+from .words import games_text, points_word, side_name, who, word
 
 #: Suit symbols: coin, cup, sword, club (Unicode has no Spanish suits).
 SUIT_SYMBOLS = ("\N{COIN}", "\N{TROPHY}", "\N{DAGGER KNIFE}", "\N{WOOD}")
@@ -26,7 +29,7 @@ def card_label(card: int, symbols: bool = True) -> str:
     return FACES[card % NUM_FACES] + SUIT_SYMBOLS[card // NUM_FACES] if symbols else card_str(card)
 
 
-def hand_label(hand_set: int, symbols: bool = True) -> str:
+def hand_label(hand_set: int, symbols: bool = True, lang: str = "en") -> str:
     """Cards of a 40-bit set grouped by suit, strongest first within a suit."""
     groups = []
     for suit in range(4):
@@ -34,51 +37,74 @@ def hand_label(hand_set: int, symbols: bool = True) -> str:
         cards.sort(key=lambda c: -CARD_STRENGTH[c])
         if cards:
             groups.append(" ".join(card_label(c, symbols) for c in cards))
-    return "  ".join(groups) or "(empty)"
+    return "  ".join(groups) or word(lang, "tb_empty")
+
+
+def side_score(rules: Rules, state: State, lane: int, side: int, label: str, lang: str = "en") -> str:
+    """``"side 0: 58 (40 cards + 8 cantes + 10 last trick)"``: a side's points so far."""
+    return word(lang, "summary_side", label=label, total=int(state.totals[lane, side]),
+                cards=int(state.card_points[lane, side]), cantes=int(state.cante_points[lane, side]),
+                last=int(state.last_trick_bonus[lane, side]))
+
+
+def outcome_text(rules: Rules, state: State, lane: int = 0, lang: str = "en") -> str:
+    """``"Hand over: side 1 wins, 2 games"``, ``"Hand over by Tute: ..."`` (a finished hand)."""
+    over = word(lang, "hand_over_tute" if state.tute_declarer[lane] >= 0 else "hand_over")
+    winner = word(lang, "win", who=side_name(lang, rules, int(state.winner[lane])))
+    return f"{over}: {winner}, {games_text(lang, int(state.games[lane]))}"
+
+
+def turned_label(rules: Rules, state: State, lane: int = 0, symbols: bool = True, lang: str = "en") -> str:
+    """The shown or turned card, or once gone, ``(played)`` (the shown card) or ``(drawn)`` (the turned card)."""
+    turned = int(state.turned_card[lane])
+    return card_label(turned, symbols) if turned >= 0 else word(lang, "tb_played" if rules.partnerships else "tb_drawn")
+
+
+def acting_text(state: State, lane: int = 0, lang: str = "en") -> str:
+    """``"to act: lead"``: the mark of the seat to act."""
+    return word(lang, "tb_to_act", kind=word(lang, "k_" + DECISION_KINDS[state.decision[lane]]))
 
 
 def render_text(rules: Rules, state: State, lane: int = 0, viewer: int | None = None, show_all: bool = False,
-                symbols: bool = True) -> str:
+                symbols: bool = True, lang: str = "en", score: bool = True) -> str:
     """A readable table of game ``lane``. Shows ``viewer``'s hand (default: the seat to act), or
-    every hand with ``show_all`` (a debug view that reveals hidden cards)."""
+    every hand with ``show_all`` (a debug view that reveals hidden cards); the score and a finished
+    hand's outcome unless ``score`` is False (the caller says them); ``lang``: its words
+    (:mod:`tute_env.envs.words`)."""
     s, n = state, rules.num_players
     trump = int(s.trump[lane])
+    w = functools.partial(word, lang)
     lines = [
-        f"Tute, {n} players  |  trump: {SUIT_NAMES[trump]} {SUIT_SYMBOLS[trump] if symbols else SUITS[trump]}"
-        f"  |  {'shown' if rules.partnerships else 'turned'} card: {card_label(int(s.turned_card[lane]), symbols)}"
-        + (f"  |  stock: {int(s.to_draw[lane])}" if rules.has_stock else "")
-        + f"  |  tricks: {int(s.tricks_played[lane])}/{rules.num_tricks}",
+        w("tb_players", n=n) + "  |  " + w("tb_trump", suit=SUIT_NAMES[trump])
+        + f" {SUIT_SYMBOLS[trump] if symbols else SUITS[trump]}"
+        + f"  |  {w('tb_shown' if rules.partnerships else 'tb_turned')}: {turned_label(rules, s, lane, symbols, lang)}"
+        + (f"  |  {w('tb_stock', n=int(s.to_draw[lane]))}" if rules.has_stock else "")
+        + f"  |  {w('tb_tricks', n=int(s.tricks_played[lane]), total=rules.num_tricks)}",
     ]
     if viewer is None:
         viewer = int(s.current[lane]) if s.current[lane] >= 0 else 0
     for seat in range(n):
         marks = []
         if seat == s.dealer[lane]:
-            marks.append("dealer")
+            marks.append(w("tb_dealer"))
         if seat == s.current[lane]:
-            marks.append(f"to act: {DECISION_KINDS[s.decision[lane]]}")
+            marks.append(acting_text(s, lane, lang))
         if seat == s.best_seat[lane]:
-            marks.append("winning")
+            marks.append(w("tb_winning"))
         sung = [SUIT_NAMES[x] for x in range(4) if s.sung_by[lane, x] == seat]
         if sung:
-            marks.append("sang " + ", ".join(sung))
-        side = f"side {rules.side_of(seat)}"
+            marks.append(w("tb_sang", suits=", ".join(sung)))
+        name = who(lang, seat, None) + (f" ({w('side', side=rules.side_of(seat))})" if rules.partnerships else "")
         played = card_label(int(s.trick[lane, seat]), symbols) if s.trick[lane, seat] >= 0 else "  "
-        row = f"  player_{seat} ({side}) [{played:>4}]  " + "; ".join(marks)
+        row = f"  {name} [{played:>4}]  " + "; ".join(marks)
         if show_all or seat == viewer:
-            row += f"\n      hand: {hand_label(int(s.hands[lane, seat]), symbols)}"
+            row += "\n      " + w("tb_hand", cards=hand_label(int(s.hands[lane, seat]), symbols, lang))
         lines.append(row)
-    totals = s.totals[lane]
-    score = "  ".join(
-        f"side {x}: {int(totals[x])} ({int(s.card_points[lane, x])} cards + {int(s.cante_points[lane, x])} cantes"
-        + (f" + {int(s.last_trick_bonus[lane, x])} last" if s.last_trick_bonus[lane, x] else "")
-        + ")"
-        for x in range(rules.num_sides)
-    )
-    lines.append("  score: " + score)
-    if s.done[lane]:
-        how = " by Tute" if s.tute_declarer[lane] >= 0 else ""
-        lines.append(f"  hand over: side {int(s.winner[lane])} wins{how}, {int(s.games[lane])} game(s)")
+    if score:
+        lines.append("  " + w("tb_score", sides="  ".join(side_score(rules, s, lane, x, side_name(lang, rules, x), lang)
+                                                          for x in range(rules.num_sides))))
+        if s.done[lane]:
+            lines.append("  " + outcome_text(rules, s, lane, lang))
     return "\n".join(lines)
 
 
@@ -123,7 +149,7 @@ class TableRenderer:
 
     CARD_W, CARD_H = 56, 84
 
-    def __init__(self, human: bool = False, fps: int = 2, size: tuple[int, int] = (1000, 720)):
+    def __init__(self, human: bool = False, fps: int = 2, size: tuple[int, int] = (1000, 720), lang: str = "en"):
         try:
             import pygame  # lazily: only the drawn render modes need it
         except ImportError:
@@ -132,7 +158,7 @@ class TableRenderer:
 
         self.pg = pygame
         pygame.font.init()
-        self.human, self.fps, self.size = human, fps, size
+        self.human, self.fps, self.size, self.lang = human, fps, size, lang
         self.surface = pygame.Surface(size)
         self.window = None
         self.clock = None
@@ -223,47 +249,43 @@ class TableRenderer:
             if card >= 0:
                 self.draw_card(card, spot[0] - self.CARD_W / 2, spot[1] - self.CARD_H / 2,
                                highlight=seat == s.best_seat[lane])
-        self._draw_status(s, lane, extra)
+        self._draw_status(rules, s, lane, extra)
 
     def _draw_trump_corner(self, rules: Rules, s: State, lane: int) -> None:
         """Top left: the trump, the shown or turned card, the stock (backs) and the tricks played."""
         trump = int(s.trump[lane])
-        self._text(f"trump: {SUIT_NAMES[trump]}", (16, 12))
+        w = functools.partial(word, self.lang)
+        self._text(w("tb_trump", suit=SUIT_NAMES[trump]), (16, 12))
         self.draw_suit(trump, 160, 20, 9)
         turned = int(s.turned_card[lane])
-        label = "shown card" if rules.partnerships else "turned card"
-        self._text(label, (16, 36), font=self.small)
+        self._text(w("tb_shown" if rules.partnerships else "tb_turned"), (16, 36), font=self.small)
         if turned >= 0:
             self.draw_card(turned, 16, 52)
         else:
-            self._text("(played)" if rules.partnerships else "(drawn)", (20, 60), font=self.small)
+            self._text(turned_label(rules, s, lane, lang=self.lang), (20, 60), font=self.small)
         if rules.has_stock:
             to_draw = int(s.to_draw[lane]) - (1 if rules.turned_card_drawn and turned >= 0 else 0)
             for k in range(min(max(to_draw, 0), 6)):
                 self.draw_card(0, 90 + 2 * k, 52 - 2 * k, face_up=False)
-            self._text(f"stock: {max(to_draw, 0)}", (90, 142), font=self.small)
-        self._text(f"tricks: {int(s.tricks_played[lane])}/{rules.num_tricks}", (16, 142), font=self.small)
+            self._text(w("tb_stock", n=max(to_draw, 0)), (90, 142), font=self.small)
+        self._text(w("tb_tricks", n=int(s.tricks_played[lane]), total=rules.num_tricks), (16, 142), font=self.small)
 
     def _draw_scores(self, rules: Rules, s: State, lane: int) -> None:
         """Top right: each side's score, then the cantes sung."""
-        width = self.size[0]
-        totals = s.totals[lane]
+        width, lang = self.size[0], self.lang
         y = 12
         for side in range(rules.num_sides):
-            seats = [x for x in range(rules.num_players) if rules.side_of(x) == side]
-            text = (f"side {side} ({', '.join(f'p{x}' for x in seats)}): {int(totals[side])} = "
-                    f"{int(s.card_points[lane, side])} cards + {int(s.cante_points[lane, side])} cantes")
-            if s.last_trick_bonus[lane, side]:
-                text += f" + {int(s.last_trick_bonus[lane, side])} last"
-            self._text(text, (width - 16, y), anchor="topright")
+            self._text(side_score(rules, s, lane, side, side_name(lang, rules, side), lang), (width - 16, y),
+                       anchor="topright")
             y += 22
         trump = int(s.trump[lane])
         for suit in range(4):
             singer = int(s.sung_by[lane, suit])
             if singer >= 0:
                 points = 40 if suit == trump else 20
-                self._text(f"player_{singer} sang {points} in {SUIT_NAMES[suit]}", (width - 16, y), font=self.small,
-                           anchor="topright")
+                self._text(word(lang, "tb_sang_points", who=who(lang, singer, None), points=points,
+                                points_word=points_word(points), suit=SUIT_NAMES[suit]),
+                           (width - 16, y), font=self.small, anchor="topright")
                 y += 18
 
     def _draw_hand(self, s: State, lane: int, seat: int, where: str, anchor: tuple[int, int],
@@ -291,23 +313,25 @@ class TableRenderer:
     def _draw_seat_label(self, rules: Rules, s: State, lane: int, seat: int, midbottom: tuple[float, float]) -> None:
         """The seat's name, side and marks (dealer, to act) centred above ``midbottom``; the seat
         to act in a highlighted box."""
-        marks = [f"player_{seat}", f"side {rules.side_of(seat)}"]
+        lang = self.lang
+        marks = [who(lang, seat, None)] + ([word(lang, "side", side=rules.side_of(seat))] if rules.partnerships else [])
         if seat == s.dealer[lane]:
-            marks.append("dealer")
+            marks.append(word(lang, "tb_dealer"))
         acting = seat == s.current[lane]
         if acting:
-            marks.append(f"to act: {DECISION_KINDS[s.decision[lane]]}")
+            marks.append(acting_text(s, lane, lang))
         rect = self._text("  ".join(marks), midbottom, _HIGHLIGHT if acting else _TEXT, anchor="midbottom")
         if acting:
             self.pg.draw.rect(self.surface, _HIGHLIGHT, rect.inflate(8, 4), 1, border_radius=4)
 
-    def _draw_status(self, s: State, lane: int, extra) -> None:
+    def _draw_status(self, rules: Rules, s: State, lane: int, extra) -> None:
         """Bottom left: who acts next, or how the hand ended; the ``extra`` lines under it."""
+        lang = self.lang
         if s.done[lane]:
-            how = " by Tute" if s.tute_declarer[lane] >= 0 else ""
-            status = f"hand over: side {int(s.winner[lane])} wins{how}, {int(s.games[lane])} game(s)"
+            status = outcome_text(rules, s, lane, lang)
         else:
-            status = f"player_{int(s.current[lane])} to {DECISION_KINDS[s.decision[lane]]}"
+            status = word(lang, "tb_acts", who=who(lang, int(s.current[lane]), None),
+                          kind=word(lang, "k_" + DECISION_KINDS[s.decision[lane]]))
         lines = [status, *extra]
         for k, line in enumerate(reversed(lines)):
             self._text(line, (16, self.size[1] - 10 - 20 * k), anchor="bottomleft")
@@ -340,27 +364,26 @@ class EnvRenderer:
     """What the environments render: ``"ansi"`` text (suit letters instead of symbols with
     ``plain``) or a drawn table (``"rgb_array"``, ``"human"``) of a one-game state, seen by the
     seat to act (every hand with ``show_all``), with the match score of a
-    :class:`tute_env.engine.scoring.Scoring` in ``"match"`` episodes."""
+    :class:`tute_env.engine.scoring.Scoring` in ``"match"`` episodes, in the words of ``lang``."""
 
-    def __init__(self, mode: str, show_all: bool = False, fps: int = 2, plain: bool = False):
-        self.mode, self.show_all, self.fps, self.plain = mode, show_all, fps, plain
+    def __init__(self, mode: str, show_all: bool = False, fps: int = 2, plain: bool = False, lang: str = "en"):
+        self.mode, self.show_all, self.fps, self.plain, self.lang = mode, show_all, fps, plain, lang
         self._picture: TableRenderer | None = None
 
     def render(self, rules: Rules, state: State, scoring=None):
         viewer = int(state.current[0]) if state.current[0] >= 0 else None
-        extra = []
+        extra, lang = [], self.lang
         if scoring is not None and scoring.episode == "match":
             games, points = scoring.match_games[0], scoring.match_points[0]
-            extra.append(
-                "match: "
-                + "  ".join(f"side {x}: {int(games[x])} games, {int(points[x])} points" for x in range(len(games)))
-                + f"  (hand {int(scoring.hands[0]) + (0 if state.done[0] else 1)})"
-            )
+            sides = "  ".join(word(lang, "tb_match_side", label=side_name(lang, rules, x),
+                                   games=games_text(lang, int(games[x])), points=int(points[x]))
+                              for x in range(len(games)))
+            extra.append(word(lang, "tb_match", sides=sides, n=int(scoring.hands[0]) + (0 if state.done[0] else 1)))
         if self.mode == "ansi":
-            text = render_text(rules, state, viewer=viewer, show_all=self.show_all, symbols=not self.plain)
+            text = render_text(rules, state, viewer=viewer, show_all=self.show_all, symbols=not self.plain, lang=lang)
             return "\n".join([text, *("  " + line for line in extra)])
         if self._picture is None:
-            self._picture = TableRenderer(human=self.mode == "human", fps=self.fps)
+            self._picture = TableRenderer(human=self.mode == "human", fps=self.fps, lang=lang)
         return self._picture.render(rules, state, viewer=viewer, show_all=self.show_all, extra=extra)
 
     def close(self) -> None:

@@ -49,7 +49,7 @@ points wins the hand and one game, two with more than 100 points in the partners
 
 ``` python
 tute_v0.env(preset="partnership", episode="hand", reward="win", render_mode=None,
-            show_all_hands=False, plain=False, **rule_options)
+            show_all_hands=False, plain=False, lang="en", **rule_options)
 ```
 
 `preset`: the preset, one of `partnership` (default), `manita`, `two_player`,
@@ -72,6 +72,9 @@ e.g. `stock_duty="strict"`, `singers="winner"`, `tute="off"`, `target_games=3` (
 
 `plain`: the `"ansi"` text uses suit letters (`o c e b`) instead of symbols (plain ASCII, as
 the play mode's `--plain`).
+
+`lang`: the words of the rendered table, `"en"` (default) or `"es"` (Spanish, as `tute-play
+--lang es`).
 
 A bad argument raises `ValueError` naming it.
 
@@ -254,7 +257,7 @@ from ..engine.observation import (
 from ..engine.rules import PRESETS, Rules
 from ..engine.scoring import Scoring, hand_info
 from ..play.records import Record, deal_at_start, finished_record
-from .args import RENDER_MODES, observation_high, parse_env_args, parse_reset_options
+from .args import RENDER_MODES, check_render_args, observation_high, parse_env_args, parse_reset_options
 from .render import EnvRenderer
 
 __all__ = ["env", "parallel_env", "raw_env"]
@@ -339,14 +342,13 @@ class raw_env(AECEnv, EzPickle):
     }
 
     def __init__(self, preset: str | Rules = "partnership", episode: str = "hand", reward: str = "win",
-                 render_mode: str | None = None, show_all_hands: bool = False, plain: bool = False, **rule_options):
-        EzPickle.__init__(self, preset, episode, reward, render_mode, show_all_hands, plain, **rule_options)
+                 render_mode: str | None = None, show_all_hands: bool = False, plain: bool = False, lang: str = "en",
+                 **rule_options):
+        EzPickle.__init__(self, preset, episode, reward, render_mode, show_all_hands, plain, lang, **rule_options)
         super().__init__()
         self.rules = parse_env_args(preset, episode, reward, render_mode, rule_options)
-        for name, value in (("show_all_hands", show_all_hands), ("plain", plain)):
-            if not isinstance(value, bool):
-                raise ValueError(f"bad argument {name}={value!r} for tute_v0.env: expected True or False")
-        self.plain = plain
+        check_render_args(show_all_hands, plain, lang, "tute_v0.env")
+        self.plain, self.lang = plain, lang
         self.preset, self.episode, self.reward_kind = preset, episode, reward
         self.render_mode, self.show_all_hands = render_mode, show_all_hands
         self.game = Game(self.rules)
@@ -596,7 +598,8 @@ class raw_env(AECEnv, EzPickle):
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self._renderer is None:
-            self._renderer = EnvRenderer(self.render_mode, self.show_all_hands, self.metadata["render_fps"], self.plain)
+            self._renderer = EnvRenderer(self.render_mode, self.show_all_hands, self.metadata["render_fps"], self.plain,
+                                         self.lang)
         return self._renderer.render(self.rules, self._core_state, self._scoring)
 
     def close(self) -> None:

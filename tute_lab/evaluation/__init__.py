@@ -20,7 +20,9 @@ Method
   so the luck of the deal cancels.
 * **Win rate.** A's score on a deal is the mean over its seatings of 1 (A's side won the hand) or
   0; the win rate is the mean over deals, and its 95% confidence interval is
-  ``mean +- 1.96 * sd / sqrt(D)`` over the D deal scores (the deal is the independent unit).
+  ``mean +- 1.96 * sd / sqrt(D)`` over the D deal scores (the deal is the independent unit). With
+  fewer than :data:`MIN_DEALS_FOR_CI` (30) deals there is no interval: the bounds are None (``null``
+  in JSON, empty in CSV) and the summary says so (a zero sd over two deals is no certainty).
 * Also reported: mean point difference per hand (mean hand total of A's sides minus that of B's,
   with its CI), games credited per hand to each (R9), hands played, and speed.
 * **One batch.** All games of a deal set (deals x seatings) run as one batch on the core, seated at
@@ -73,11 +75,11 @@ from .playing import (
     play_distributed,
     play_range,
 )
-from .results import PairingResult
+from .results import MIN_DEALS_FOR_CI, PairingResult
 from .tournament import RoundRobinResult, rate, round_robin
 
 __all__ = [
-    "CSV_FIELDS", "DEFAULT_BATCH_DEALS", "HELD_OUT_SEED_START", "TRAINING_SEED_LIMIT", "Z95",
+    "CSV_FIELDS", "DEFAULT_BATCH_DEALS", "HELD_OUT_SEED_START", "MIN_DEALS_FOR_CI", "TRAINING_SEED_LIMIT", "Z95",
     "DealRange", "Lineup", "PairingResult", "RecordSink", "RoundRobinResult",
     "agent_label", "check_output_path", "deal_set", "evaluate_lineup", "evaluate_pairing", "evaluate_teams",
     "open_record_sink", "pairing_seatings", "play_deals", "play_distributed", "play_range", "plot_table", "rate",

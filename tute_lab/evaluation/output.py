@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .results import PairingResult
-from .tournament import RoundRobinResult
+from .tournament import RoundRobinResult, ci_text
 
 CSV_FIELDS = ["agent_a", "agent_b", "num_deals", "hands", "seed_start", "win_rate", "ci_low", "ci_high",
               "mean_point_diff", "point_diff_ci", "games_a", "games_b", "seconds"]
@@ -49,7 +49,8 @@ def plot_table(result: RoundRobinResult | PairingResult, path: str | Path, title
     if isinstance(result, PairingResult):
         names = [result.agent_a, result.agent_b]
         table = np.array([[0.5, result.win_rate], [1 - result.win_rate, 0.5]])
-        ci = np.array([[0, result.ci_half_width], [result.ci_half_width, 0]])
+        half = np.nan if result.ci_half_width is None else result.ci_half_width
+        ci = np.array([[0, half], [half, 0]])
     else:
         names, table, ci = result.agents, result.win_rate_table(), result.ci_table()
     k = len(names)
@@ -57,7 +58,7 @@ def plot_table(result: RoundRobinResult | PairingResult, path: str | Path, title
     im = ax.imshow(table, cmap="RdYlGn", vmin=0, vmax=1)
     for i in range(k):
         for j in range(k):
-            text = "-" if i == j else f"{table[i, j]:.3f}\n+-{ci[i, j]:.3f}"
+            text = "-" if i == j else f"{table[i, j]:.3f}\n{ci_text(ci[i, j]).strip()}"
             ax.text(j, i, text, ha="center", va="center", fontsize=9)
     ax.set_xticks(range(k), names, rotation=30, ha="right")
     ax.set_yticks(range(k), names)

@@ -21,7 +21,7 @@ from tute_env.play.seating import ActionHook, Seating
 from tute_env.play.streams import mix
 
 from .deals import DEFAULT_BATCH_DEALS, HELD_OUT_SEED_START, TRAINING_SEED_LIMIT, DealRange, Lineup, pairing_seatings
-from .results import PairingResult
+from .results import MIN_DEALS_FOR_CI, PairingResult
 
 Z95 = 1.959963984540054
 #: Where an evaluation's game records go: a path (a new JSON Lines file), or a callable taking each
@@ -192,9 +192,10 @@ def play_distributed(rules: Rules, lineup: Lineup, deals: DealRange, workers: in
     return tuple(np.concatenate([part[k] for part in parts]) for k in range(4))
 
 
-def _mean_ci(x: np.ndarray) -> tuple[float, float]:
+def _mean_ci(x: np.ndarray) -> tuple[float, float | None]:
+    """The mean over deals and the half width of its 95% CI (None below ``MIN_DEALS_FOR_CI`` deals)."""
     mean = float(np.mean(x))
-    half = Z95 * float(np.std(x, ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("nan")
+    half = Z95 * float(np.std(x, ddof=1)) / math.sqrt(len(x)) if len(x) >= MIN_DEALS_FOR_CI else None
     return mean, half
 
 
@@ -207,7 +208,8 @@ def _result(rules: Rules, lineup: Lineup, deals: DealRange, per_deal, seconds: f
     return PairingResult(
         agent_a=lineup.names[0], agent_b=lineup.names[1], rules=dataclasses.asdict(rules), num_deals=num_deals,
         seed_start=deals.seed_start, seatings=len(lineup.seat_agents), hands=num_deals * len(lineup.seat_agents),
-        win_rate=win_rate, ci_low=win_rate - half, ci_high=win_rate + half,
+        win_rate=win_rate, ci_low=None if half is None else win_rate - half,
+        ci_high=None if half is None else win_rate + half,
         mean_point_diff=diff, point_diff_ci=diff_half, games_a=float(np.mean(games_a)),
         games_b=float(np.mean(games_b)), seconds=seconds, deal_scores=scores, deal_point_diffs=diffs,
     )

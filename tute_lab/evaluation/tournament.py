@@ -13,7 +13,7 @@ from tute_env.engine.rules import Rules, make_rules
 
 from .deals import DEFAULT_BATCH_DEALS, HELD_OUT_SEED_START, DealRange, Lineup, pairing_seatings
 from .playing import RecordSink, agent_label, evaluate_lineup, open_record_sink
-from .results import PairingResult
+from .results import MIN_DEALS_FOR_CI, PairingResult
 
 
 @dataclass
@@ -34,20 +34,21 @@ class RoundRobinResult:
         return table
 
     def ci_table(self) -> np.ndarray:
-        """(k, k) half widths of the 95% CIs (0 on the diagonal)."""
+        """(k, k) half widths of the 95% CIs (0 on the diagonal, NaN for a pairing without one:
+        too few deals, :data:`~tute_lab.evaluation.results.MIN_DEALS_FOR_CI`)."""
         k = len(self.agents)
         table = np.zeros((k, k))
         index = {name: i for i, name in enumerate(self.agents)}
         for p in self.pairings:
             i, j = index[p.agent_a], index[p.agent_b]
-            table[i, j] = table[j, i] = p.ci_half_width
+            table[i, j] = table[j, i] = np.nan if p.ci_half_width is None else p.ci_half_width
         return table
 
     def to_dict(self, with_deals: bool = False) -> dict:
         return {
             "agents": self.agents,
             "win_rate_table": self.win_rate_table().tolist(),
-            "ci_half_width_table": self.ci_table().tolist(),
+            "ci_half_width_table": [[None if np.isnan(x) else x for x in row] for row in self.ci_table().tolist()],
             "ratings": self.ratings,
             "pairings": [p.to_dict(with_deals) for p in self.pairings],
         }
@@ -57,16 +58,21 @@ class RoundRobinResult:
         cell = max(16, width)  # a long spec (a path, pkg.module:Name) still leaves a space
         table, ci = self.win_rate_table(), self.ci_table()
         k = len(self.agents)
-        lines = ["win rate of row vs column (95% CI half width)",
+        lines = [f"win rate of row vs column (95% CI half width; none from fewer than {MIN_DEALS_FOR_CI} deals)",
                  " " * width + "".join(f"{a:>{cell}}" for a in self.agents)]
         for i, a in enumerate(self.agents):
-            cells = "".join(f"{'-':>{cell}}" if i == j else f"{f'{table[i, j]:.3f}+-{ci[i, j]:.3f}':>{cell}}"
+            cells = "".join(f"{'-':>{cell}}" if i == j else f"{f'{table[i, j]:.3f}' + ci_text(ci[i, j]):>{cell}}"
                             for j in range(k))
             lines.append(f"{a:<{width}}{cells}")
         ranked = sorted(self.ratings.items(), key=lambda kv: -kv[1]["ordinal"])
         lines.append("ratings (OpenSkill Plackett-Luce): "
                      + ", ".join(f"{a} {r['mu']:.1f}+-{r['sigma']:.1f}" for a, r in ranked))
         return "\n".join(lines)
+
+
+def ci_text(half: float) -> str:
+    """``"+-0.034"``, or ``" no CI"`` for a pairing with too few deals to give one (NaN)."""
+    return " no CI" if np.isnan(half) else f"+-{half:.3f}"
 
 
 def rate(names: Sequence[str], pairings: Sequence[PairingResult]) -> dict[str, dict[str, float]]:

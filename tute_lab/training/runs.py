@@ -23,25 +23,43 @@ from .workers import Workers
 RUN_FILES = ("checkpoint.pt", "final.pt", "log.csv", "curves.png", "config.yaml", "records.jsonl")
 
 
+#: log.csv's columns, then two per evaluated agent (:func:`log_fields`). ``win_rate`` and
+#: ``mean_reward`` are the training hands' (those that ended in the update's rollout, against the
+#: pool), empty when none ended; ``eval_*`` the held-out evaluation's, in the rows of the updates
+#: where it ran, empty elsewhere.
 CSV_FIELDS = ["update", "learner_steps", "env_steps", "sps", "env_sps", "win_rate", "mean_reward",
               "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"]
 
 
-def log_update(writer, csv_path: Path, stats: dict, lr: float, pool: Pool) -> None:
-    """One row of log.csv and the TensorBoard scalars (charts/, losses/) of an update."""
+def eval_agents(args: Args) -> list[str]:
+    """The agents the periodic evaluation plays: ``eval_opponents``, and the exploited agent."""
+    exploited = [args.exploit] if args.exploit is not None and args.exploit not in args.eval_opponents else []
+    return [*args.eval_opponents, *exploited]
+
+
+def log_fields(args: Args) -> list[str]:
+    """log.csv's header: :data:`CSV_FIELDS`, then ``eval_win_rate_vs_NAME`` and
+    ``eval_point_diff_vs_NAME`` for each evaluated agent (TensorBoard's ``eval/`` tags)."""
+    return CSV_FIELDS + [f"eval_{kind}_vs_{name}" for name in eval_agents(args) for kind in ("win_rate", "point_diff")]
+
+
+def log_update(writer, csv_path: Path, stats: dict, lr: float, pool: Pool, fields: list[str]) -> None:
+    """One row of log.csv (``fields``; a figure not measured in this update is left empty) and the
+    TensorBoard scalars (charts/, losses/) of an update."""
     step = stats["learner_steps"]
     for key, tag in (("sps", "SPS"), ("env_sps", "env_SPS"), ("win_rate", "win_rate"), ("mean_reward", "mean_reward")):
-        writer.add_scalar(f"charts/{tag}", stats[key], step)
+        if stats.get(key) is not None:
+            writer.add_scalar(f"charts/{tag}", stats[key], step)
     writer.add_scalar("charts/learning_rate", lr, step)
     for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"):
         writer.add_scalar(f"losses/{key}", stats[key], step)
     for name, score in zip(pool.names, pool.score):
         writer.add_scalar(f"charts/pool_score/{name}", score, step)
     with open(csv_path, "a", newline="") as f:
-        csv.writer(f).writerow([stats[k] for k in CSV_FIELDS])
+        csv.writer(f).writerow([stats.get(k) for k in fields])
 
 
-def start_log(csv_path: Path, update: int) -> None:
+def start_log(csv_path: Path, update: int, fields: list[str]) -> None:
     """log.csv with its header and the rows of updates up to ``update`` (those a resumed
     checkpoint includes)."""
     kept = []
@@ -49,7 +67,7 @@ def start_log(csv_path: Path, update: int) -> None:
         with open(csv_path, newline="") as f:
             kept = [row for row in list(csv.reader(f))[1:] if row and int(row[0]) <= update]
     with open(csv_path, "w", newline="") as f:
-        csv.writer(f).writerows([CSV_FIELDS, *kept])
+        csv.writer(f).writerows([fields, *kept])
 
 
 def check_run_dir(args: Args) -> Path:
@@ -76,7 +94,7 @@ def start_run_dir(run_dir: Path, args: Args) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     settings = {k: v for k, v in args_dict(args).items() if k not in ("config", "resume", "overwrite")}
     with open(run_dir / "config.yaml", "w") as f:
-        f.write("# The full settings of this run: python train.py --config config.yaml reproduces it.\n")
+        f.write("# The full settings of this run: tute-train --config config.yaml reproduces it.\n")
         yaml.safe_dump(settings, f, sort_keys=False)
 
 
@@ -181,12 +199,17 @@ def plot_run(run_dir: Path, eval_history: list[dict]) -> None:
     steps = np.array([int(r["learner_steps"]) for r in rows])
     fig, axes = plt.subplots(1, 3, figsize=(15, 4))
 
-    def curve(ax, key, **kwargs):  # updates where no hand ended log NaN: drawn through, not as gaps
-        y = np.array([float(r[key]) for r in rows])
+    def curve(ax, key, **kwargs) -> bool:  # figures not measured in an update are empty: drawn through, not gaps
+        y = np.array([float(r.get(key) or "nan") for r in rows])
         ax.plot(steps[~np.isnan(y)], y[~np.isnan(y)], **kwargs)
+        return bool((~np.isnan(y)).any())
 
-    curve(axes[0], "win_rate")
-    axes[0].set_title("training win rate vs pool")
+    if not curve(axes[0], "win_rate", label="training hands vs pool"):
+        axes[0].text(0.5, 0.5, "no training hand ended within an update's rollout\n(num_steps shorter than a hand)",
+                     ha="center", va="center", transform=axes[0].transAxes)
+    curve(axes[0], "mean_reward", label="mean reward", alpha=0.6)
+    axes[0].legend()
+    axes[0].set_title("training win rate and reward")
     curve(axes[1], "entropy", label="entropy")
     curve(axes[1], "value_loss", label="value loss")
     axes[1].legend()
