@@ -289,7 +289,7 @@ def test_replay_review_shows_each_moves_loss_and_the_best_move(reviewed_hand):
     assert lines == expected
     assert sum(line.startswith("review: loss ") for line in lines) >= 1
     totals = seat_losses(decisions, 4)
-    assert "review, total loss per seat: " + ", ".join(
+    assert "review, total loss per seat (in games, point weight 0): " + ", ".join(
         f"player_{x} ({record.players[x]}) {t:.3f}" for x, t in enumerate(totals)) in text
     assert max(totals) > 0
 

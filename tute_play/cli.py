@@ -28,7 +28,7 @@ hand (``--hand N``: the file's N-th record, from 1; by default its last) with ev
 ``tute-analyze``, :mod:`tute_env.search.analysis`; a short line says how long it took) and then each
 step shows the double-dummy loss of the move just played and the best move when the loss is
 above zero ("review: loss 2.014; best 6b"), the last step each seat's total loss; a decision the
-solver cannot finish within ``--max-seconds`` (default 10) is shown as not solved. In a
+solver cannot finish within ``--max-seconds`` (default 3, the limit of every review) is shown as not solved. In a
 two_player hand with a long stock the early decisions may be "not solved".
 """
 
@@ -43,14 +43,11 @@ from agents.base import MissingExtra, shipped_presets
 from agents.registry import spec_help
 from tute_env.engine.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_env.play.records import RecordWriter
+from tute_env.search.analysis import MAX_SECONDS, POINT_WEIGHT
 
-from .analyze import DEFAULT_POINT_WEIGHT
 from .levels import LEVEL_HELP, LEVELS, MOVES_HELP, NETWORK_LEVELS, make_bots, seat_specs
 from .terminal import Console, Quit, choose_record, history_path, open_history, replay_hand, review_hand, run
 from .words import LANGS, word
-
-#: ``--review``'s default solver time per decision (seconds): a slower one is shown as not solved.
-REVIEW_MAX_SECONDS = 10.0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,10 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "total loss")
     parser.add_argument("--point-weight", type=float, default=None,
                         help=f"with --review: weight of the point difference in a value (default "
-                             f"{DEFAULT_POINT_WEIGHT}, as tute-analyze)")
+                             f"{POINT_WEIGHT}, as tute-analyze)")
     parser.add_argument("--max-seconds", type=float, default=None,
                         help=f"with --review: the solver's time per decision before it is shown as not solved "
-                             f"(default {REVIEW_MAX_SECONDS:g})")
+                             f"(default {MAX_SECONDS:g})")
     web = parser.add_argument_group("web table", "play in the browser instead (needs the [web] extra; docs/web.md)")
     web.add_argument("--web", action="store_true", help="serve the web table and open it in the browser")
     web.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1, this machine only)")
@@ -131,8 +128,8 @@ def _main_replay(parser: argparse.ArgumentParser, args: argparse.Namespace, io: 
     try:
         review = None
         if args.review:
-            review = review_hand(record, io, DEFAULT_POINT_WEIGHT if args.point_weight is None else args.point_weight,
-                                 args.max_seconds or REVIEW_MAX_SECONDS, args.lang)
+            review = review_hand(record, io, POINT_WEIGHT if args.point_weight is None else args.point_weight,
+                                 args.max_seconds or MAX_SECONDS, args.lang)
         replay_hand(record, io, symbols=not args.plain, review=review, lang=args.lang)
     except Quit:
         pass

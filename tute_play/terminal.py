@@ -355,8 +355,9 @@ def review_totals(record: Record, review: Sequence, lang: str = "en") -> str:
     from tute_env.search.analysis import seat_losses
 
     totals = seat_losses(review, record.rules.num_players)
-    return word(lang, "r_totals", totals=", ".join(f"{seat_name(record, x, lang)} {t:.3f}"
-                                                   for x, t in enumerate(totals)))
+    weight = review[0].point_weight if review else 0.0
+    return word(lang, "r_totals", weight=f"{weight:g}", totals=", ".join(f"{seat_name(record, x, lang)} {t:.3f}"
+                                                                         for x, t in enumerate(totals)))
 
 
 def review_hand(record: Record, io: Console, point_weight: float, max_seconds: float, lang: str = "en") -> list:

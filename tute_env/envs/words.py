@@ -191,7 +191,7 @@ WORDS: dict[str, dict[str, str]] = {
         "r_loss": "  review: loss {loss:.3f}; best {best}",
         "r_best": "  review: a best move (loss 0)",
         "r_unsolved": "  review: not solved (the solver's time ran out)",
-        "r_totals": "  review, total loss per seat: {totals}",
+        "r_totals": "  review, total loss per seat (in games, point weight {weight}): {totals}",
         # the web table's prompt
         "p_over": "Hand over: the result is in the box.",
         "p_waiting": "{who} to play",
@@ -347,7 +347,7 @@ WORDS: dict[str, dict[str, str]] = {
         "r_loss": "  análisis: pierde {loss:.3f}; mejor {best}",
         "r_best": "  análisis: una de las mejores jugadas (pierde 0)",
         "r_unsolved": "  análisis: sin resolver (se acabó el tiempo del solver)",
-        "r_totals": "  análisis, pérdida total por jugador: {totals}",
+        "r_totals": "  análisis, pérdida total por jugador (en partidas, peso de los puntos {weight}): {totals}",
         "p_over": "Fin de la mano: el resultado está en el recuadro.",
         "p_waiting": "juega {who}",
         "p_lead": "Te toca: sal con una carta",

@@ -54,6 +54,8 @@ class Decision:
     """Legal action id -> value for ``seat``; empty when not solved."""
     solved: bool = True
     """False when the solver's time budget ran out on this decision."""
+    point_weight: float = POINT_WEIGHT
+    """The point weight of the values (they are in games, at this weight)."""
 
     @property
     def best(self) -> int | None:
@@ -99,10 +101,11 @@ def analyze_record(record: Record, point_weight: float = POINT_WEIGHT, max_secon
         try:
             row = solver.action_values(state)[0]
         except SolverBudgetExceeded:
-            out.append(Decision(ply, seat, action, solved=False))
+            out.append(Decision(ply, seat, action, solved=False, point_weight=solver.point_weight))
         else:
             legal = np.flatnonzero(~np.isnan(row))
-            out.append(Decision(ply, seat, action, {int(a): float(row[a]) for a in legal}))
+            out.append(Decision(ply, seat, action, {int(a): float(row[a]) for a in legal},
+                                point_weight=solver.point_weight))
         if progress is not None:
             progress(ply + 1, len(record.action_ids))
     return out
