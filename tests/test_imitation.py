@@ -44,7 +44,7 @@ def test_teacher_games_are_whole_hands_with_each_seats_reward():
 @pytest.mark.slow
 def test_imitation_learns_the_teachers_moves_and_is_deterministic():
     args = parse_args(["--config", SMOKE, "--imitate", "heuristic", "--imitate-decisions", "60000",
-                       "--num-envs", "256"])
+                       "--num-envs", "256", "--num-steps", "8"])  # minibatches of 256 * 8 / 2 = 1,024 samples
     rules = make_rules(args.preset)
     nets = []
     for _ in range(2):

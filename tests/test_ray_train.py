@@ -25,7 +25,7 @@ from tute_env.engine.rules import make_rules
 from tute_lab.training.selfplay import Pool
 from tute_lab.training.workers import RayWorkers
 
-# Six updates of 512 decisions (two shards of 32 games), checkpoints every second update.
+# Six updates of 512 decisions (16 games x 32 steps: two shards of 8 games), checkpoints every second update.
 COMMON = ["--config", SMOKE, "--total-steps", "3072", "--checkpoint-every", "2", "--eval-every", "0"]
 RAY2 = ["--ray", "local", "--num-workers", "2"]
 
@@ -73,7 +73,7 @@ def test_two_workers_run_end_to_end_and_again_the_same(whole, tmp_path):
     assert (whole / "final.pt").exists() and (whole / "curves.png").exists()
     data = load_checkpoint(whole / "checkpoint.pt")
     assert data["update"] == 6 and len(data["shards"]) == 2
-    assert all(len(shard["opponent"]) == 32 for shard in data["shards"])
+    assert all(len(shard["opponent"]) == 8 for shard in data["shards"])
     again = tmp_path / "again"
     train.main([*COMMON, *RAY2, "--run-dir", str(again)])
     assert_same_run(whole, again)

@@ -21,6 +21,7 @@ from agents import make_agent
 from tute_env.engine.core import Game
 from tute_env.engine.observation import encode_observation, encode_perfect_information
 from tute_env.engine.scoring import hand_rewards
+from tute_env.play.seating import Seating
 
 from .settings import Args
 
@@ -36,22 +37,19 @@ def teacher_games(game: Game, teacher, lanes: int, point_weight: float, rng: np.
     decision D of them."""
     rules = game.rules
     state = game.random_state(rng, lanes)
+    seating = Seating(game, [teacher], np.zeros(rules.num_players, np.int64))  # the teacher in every seat
     critic, masks, actions, seats, lane_of = [], [], [], [], []
-    lane_ids = np.arange(lanes)
     while not state.done.all():
-        live = lane_ids[~state.done]
-        s = state.take(live)
-        seat = s.current.astype(np.intp)
-        mask = game.legal_action_mask(s)
-        act = teacher.act_batch(encode_observation(rules, s, seat), mask)
-        critic.append(critic_enc(rules, s, seat))
-        masks.append(mask)
-        actions.append(act)
+        live = ~state.done
+        full = seating.actions(state, live)
+        rows = np.flatnonzero(live)
+        seat = state.current[rows].astype(np.intp)
+        critic.append(critic_enc(rules, state.take(rows), seat))
+        masks.append(game.legal_action_mask(state)[rows])
+        actions.append(full[rows])
         seats.append(seat)
-        lane_of.append(live)
-        full = np.zeros(lanes, np.int64)
-        full[live] = act
-        game.step(state, full)
+        lane_of.append(rows)
+        seating.step(state, full, live)
     rewards = hand_rewards(rules, "win", state.winner, state.games, state.totals, state.tute_declarer, point_weight)
     lane_of, seats = np.concatenate(lane_of), np.concatenate(seats)
     return (np.concatenate(critic), np.concatenate(masks), np.concatenate(actions),
