@@ -106,8 +106,8 @@ function render(view, ctx) {
     const tags = [];
     if (view.partnerships) tags.push(T("side", { side: p.side }));
     if (p.dealer) tags.push(T("dealer"));
-    if (ctx.mode === "play" && p.seat !== ctx.you) tags.push(ctx.labels[p.seat]);
-    if (ctx.mode === "replay" && ctx.players) tags.push(ctx.players[p.seat]);  // escaped once, below
+    // the bot's or the record's player's name, left out on narrow screens (the menu says it)
+    const player = ctx.mode === "play" ? (p.seat !== ctx.you ? ctx.labels[p.seat] : null) : ctx.players && ctx.players[p.seat];
     const acting = !view.done && view.current === p.seat;
     // an opponent's hidden hand: its cards known to everyone (exchanged, sung) face up in a row
     // of their own, beside the backs and never under them
@@ -125,7 +125,8 @@ function render(view, ctx) {
     const sep = `<span class="sep"> &middot; </span>`;
     html += `<div class="seat pos-${pos}${mine ? " mine" : ""}${acting ? " acting" : ""}" data-seat="${p.seat}">` +
       `<div class="label"><span class="name">${esc(seatName(view, p.seat, ctx))}</span>` +
-      (tags.length ? `${sep}<span class="tags">${tags.map(esc).join(" &middot; ")}</span>` : "") +
+      (tags.length || player ? `${sep}<span class="tags">${tags.map(esc).join(" &middot; ")}` +
+        (player ? `<span class="player">${tags.length ? " &middot; " : ""}${esc(player)}</span>` : "") + `</span>` : "") +
       (acting ? `${sep}<span class="turn">${esc(T(view.decision === "declare" ? "to_declare" : "to_play"))}</span>` : "") +
       `</div><div class="cards">` +
       (cards ? `<div class="hand ${mine ? "own" : p.hand ? "open" : "backs"}"${mine ? ' id="hand"' : ""}>${cards}</div>` : "") +
@@ -286,8 +287,11 @@ async function show(view) {
   dl.href = view.records ? `/api/games/${encodeURIComponent(view.id)}/record` : "#";
   dl.classList.toggle("disabled", !view.records);
   dl.setAttribute("aria-disabled", String(!view.records));
-  document.body.dataset.state = view.done ? "done" : (view.legal.length ? "your-turn" : "waiting");
+  document.body.dataset.state = stateOf(view);
 }
+
+// The page's state (body[data-state]) for a view: whose move, or the hand over.
+function stateOf(view) { return view.done ? "done" : (view.legal.length ? "your-turn" : "waiting"); }
 
 function highlight(ev) {
   const seat = document.querySelector(`.seat[data-seat="${ev.seat}"] .label`);
@@ -329,6 +333,7 @@ async function act(action) {
     showError(e.message);
     render(game, playCtx(game));
     renderActions(game.legal);
+    document.body.dataset.state = stateOf(game);
   }
 }
 
@@ -341,6 +346,7 @@ async function newGame(ev) {
   $("log").innerHTML = "";
   const body = { preset: $("preset").value, level: $("level").value, seat: Number($("seat").value), match: $("match").checked, lang };
   setStatus(T("dealing"));
+  document.body.dataset.state = "busy";
   try {
     busy = true;
     const view = await api("POST", "/api/new", body);
@@ -349,7 +355,8 @@ async function newGame(ev) {
   } catch (e) {
     busy = false;
     showError(e.message);
-    setStatus("");
+    setStatus(game ? game.prompt : "");
+    document.body.dataset.state = game ? stateOf(game) : "ready";
   }
 }
 
