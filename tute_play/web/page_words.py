@@ -64,7 +64,7 @@ PAGE_WORDS: dict[str, dict[str, str]] = {
         "next_hand": "Siguiente mano", "cards": "cartas", "last_trick": "últimas", "total": "total",
         "hand_line": "Mano {n} · {kind}: {score}", "match_to": " (partida a {target})", "games": "juegos",
         "points": "puntos", "tute": "¡Tute!", "sings": "las {points} en",
-        "new_log": "Nueva partida de {preset} contra bots {bot}; eres {name}.", "hand_log": "Mano {n}.",
+        "new_log": "Nueva partida ({preset}) contra bots {bot}; eres {name}.", "hand_log": "Mano {n}.",
         "replay_log": "Registro: {n} mano(s). Se ven todas las cartas.", "step": "paso {k} / {n}",
         "the_deal": "el reparto", "deal_status": "El reparto: se ven todas las manos. Avanza con las flechas.",
         "dealing": "Repartiendo...", "no_server": "No se puede contactar con el servidor: {msg}",
