@@ -949,6 +949,10 @@ def test_spanish_narration_and_prompt(client):
     assert client.post("/api/replay?lang=xx", content=b"{}").status_code == 400
     words = client.get("/api/options").json()["words"]
     assert set(words["es"]) == set(words["en"]) and words["es"]["new_game"] == "Nueva partida"
+    from tute_play.levels import LEVELS
+
+    # every preset and level named in both languages (the page shows the name it is given)
+    assert {f"preset_{p}" for p in PRESETS} | {f"level_{lv}" for lv in LEVELS} <= set(words["es"])
 
 
 def test_the_moves_named_on_the_table_are_in_the_games_language():
