@@ -795,6 +795,9 @@ def test_the_layout_fits_every_size(browser_server, preset):
         # the score: the side panel's, or the table's score line where the panel is below
         scores = _seen(driver, "#scores") + _seen(driver, "#score-line")
         assert max(share for _, share in scores) == 1, (where, scores)
+        if width >= 900:  # the side panel beside the table: its cantes and tricks too
+            side = _seen(driver, "#cantes") + _seen(driver, "#tricks")
+            assert [share for _, share in side] == [1, 1], (where, side)
         # the known cards of the other seats, face up and readable
         cards = _seen(driver, ".seat:not(.mine) .card:not(.back)")
         assert sorted(name for name, _ in cards) == known, (where, cards)
