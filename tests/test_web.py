@@ -546,8 +546,7 @@ def test_in_a_real_browser(tmp_path):
             if dimmed and not legal:
                 pytest.fail("cards shown dimmed with no legal card")
             assert _no_horizontal_scroll(driver)
-            driver.execute_script("document.getElementById('hand').scrollIntoView({block: 'end'})")
-            assert all(_inside(driver, card) for card in legal)
+            assert all(_inside(driver, card) for card in legal)  # without scrolling
             assert all(_inside(driver, b) for b in [driver.find_element(By.ID, "status"), *buttons])
             if moves == 4:
                 driver.save_screenshot(str(shots / "web_phone.png"))
@@ -595,18 +594,19 @@ def test_in_a_real_browser(tmp_path):
         assert "Tom & Jerry" in labels and "<b>greedy</b>" in labels and "&amp;" not in labels
         driver.find_element(By.ID, "replay-prev").click()
         assert step.text == f"step 4 / {len(rec['actions'])}"
-        # End and Home step the replay and do not scroll the page (a phone's page scrolls)
+        # End and Home step the replay and do not scroll (on a phone the side panel under the table
+        # scrolls, in <main>: the page itself never does)
         _viewport(driver, 390, 844)
-        driver.execute_script("window.scrollTo(0, 0)")
+        scrolled = "const m = document.querySelector('main'); return [window.scrollY, m.scrollTop]"
         from selenium.webdriver.common.keys import Keys
 
         driver.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
         assert step.text == f"step {len(rec['actions'])} / {len(rec['actions'])}"
-        assert driver.execute_script("return window.scrollY") == 0
-        assert driver.execute_script("return document.documentElement.scrollHeight > innerHeight")
+        assert driver.execute_script(scrolled) == [0, 0]
+        assert driver.execute_script("const m = document.querySelector('main'); return m.scrollHeight > m.clientHeight")
         driver.find_element(By.TAG_NAME, "body").send_keys(Keys.HOME)
         assert step.text == f"step 0 / {len(rec['actions'])}"
-        assert driver.execute_script("return window.scrollY") == 0
+        assert driver.execute_script(scrolled) == [0, 0]
         _viewport(driver, 1280, 800)
         driver.find_element(By.ID, "replay-last").click()
         assert driver.find_element(By.ID, "result").text == "Hand over"
@@ -665,6 +665,18 @@ def _viewport(driver, width, height):
     time.sleep(0.3)
 
 
+def _size(driver, width, height):
+    """A phone (either side under 600 px) as a device: its viewport is the size (CDP device
+    emulation); anything larger as a desktop browser's window of that size (``set_window_size``):
+    the browser's bars take their share, so a 1366x768 window leaves a page 1366x625."""
+    if min(width, height) < 600:
+        _viewport(driver, width, height)
+    else:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        driver.set_window_size(width, height)
+        time.sleep(0.3)
+
+
 def _state(driver):
     return driver.execute_script("return document.body.dataset.state")
 
@@ -681,56 +693,175 @@ def _no_horizontal_scroll(driver):
     return driver.execute_script("return document.documentElement.scrollWidth <= innerWidth")
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("preset", ["partnership", "two_player"])
-def test_the_layout_fits_every_size(browser_server, preset):
-    """At each size: no horizontal scrolling, every legal card inside the viewport and a click on it
-    plays it, the turn prompt and its buttons on screen."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select, WebDriverWait
+#: The share of an element the person sees: of a 6x6 grid of points over its rectangle, those
+#: inside the viewport where the element (or something inside it) is the topmost element. 1.0:
+#: all of it on screen without scrolling, nothing drawn over it.
+_SEEN = """
+const seen = (el) => {
+  const r = el.getBoundingClientRect();
+  if (!r.width || !r.height) return 0;
+  let n = 0;
+  for (let i = 0; i < 6; i++) for (let j = 0; j < 6; j++) {
+    const x = r.left + (i + 0.5) * r.width / 6, y = r.top + (j + 0.5) * r.height / 6;
+    if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) continue;
+    const top = document.elementFromPoint(x, y);
+    if (top && (top === el || el.contains(top))) n++;
+  }
+  return n / 36;
+};
+"""
 
-    driver, url = browser_server
-    shots = os.environ.get("TUTE_WEB_SCREENSHOTS")
-    _viewport(driver, *SIZES[0])
-    driver.get(url)
-    wait = WebDriverWait(driver, 60)
-    wait.until(lambda d: _state(d) == "ready")
+
+def _seen(driver, selector):
+    """[(name, share seen)] of every element matching ``selector`` (name: its card, id or text)."""
+    return driver.execute_script(_SEEN + """
+        return [...document.querySelectorAll(arguments[0])].map((el) =>
+          [el.dataset.card || el.id || el.textContent.trim().slice(0, 30), seen(el)]);""", selector)
+
+
+def _known_position(preset, least=3):
+    """A deal (seed) and the person's moves (seat 0, against easy bots, always the last legal card)
+    to a trick the person leads, the last trick's label on the table, with at least ``least``
+    cards of other seats known to everyone (an exchange, a cante): the seed, the moves, the view."""
+    for seed in range(200):
+        game = WebGame(preset, "easy", 0, seed=seed)
+        moves = []
+        while not game.state.done[0] and len(moves) < 10:
+            view = game.view()
+            known = [c for p in view["players"] if p["seat"] != 0 for c in p["known"]]
+            if view["legal"] and not view["trick"] and view["tricks_played"] and len(known) >= least:
+                return seed, moves, view
+            cards = [a for a in view["legal"] if a["kind"] == "card"]
+            moves.append((cards[-1] if cards else view["legal"][0])["action"])
+            game.act(moves[-1])
+    raise AssertionError(f"no {preset} deal with {least} known cards in 200 seeds")
+
+
+def _start_dealt(driver, wait, preset, seed, moves):
+    """A new game through the page's form (the preset, easy bots, New game), dealt with ``seed``
+    (the page's request gets the seed added), then the person's ``moves`` clicked."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver.execute_script("""
+        const seed = arguments[0], real = api;
+        api = (method, path, body, raw) => real(method, path, path === "/api/new" ? {...body, seed} : body, raw);""",
+                          seed)
+    Select(driver.find_element(By.ID, "lang")).select_by_value("en")
     Select(driver.find_element(By.ID, "preset")).select_by_value(preset)
     Select(driver.find_element(By.ID, "level")).select_by_value("easy")
     driver.find_element(By.ID, "new-game").click()
+    for move in moves:
+        wait.until(lambda d: _state(d) == "your-turn")
+        driver.find_element(By.CSS_SELECTOR, f'#hand .card[data-card="{move}"], #actions button[data-action="{move}"]').click()
+    wait.until(lambda d: _state(d) == "your-turn")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", ["partnership", "two_player"])
+def test_the_layout_fits_every_size(browser_server, preset):
+    """At each size, without scrolling: the whole hand, the trick and its label (not over its cards),
+    the trump, whose turn it is and the score on screen, nothing drawn over them; the cards of the
+    other seats known to everyone (exchanged, sung) readable, at least 60% of each seen; no
+    horizontal scrolling; no card on the table's rim. Then a click on the last legal card plays it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver, url = browser_server
+    shots = os.environ.get("TUTE_WEB_SCREENSHOTS")
+    seed, moves, view = _known_position(preset)
+    known = sorted(c for p in view["players"] if p["seat"] != 0 for c in p["known"])
+    _size(driver, *SIZES[0])
+    driver.get(url)
+    wait = WebDriverWait(driver, 60)
+    wait.until(lambda d: _state(d) == "ready")
+    _start_dealt(driver, wait, preset, seed, moves)
     for width, height in SIZES:
-        _viewport(driver, width, height)
-        wait.until(lambda d: _state(d) in ("your-turn", "done"))
-        if _state(driver) == "done":  # a hand over: the next one
-            assert _inside(driver, driver.find_element(By.ID, "banner"))
-            driver.find_element(By.ID, "next-hand").click()
-            wait.until(lambda d: _state(d) == "your-turn")
-        assert _no_horizontal_scroll(driver), (width, height)
-        driver.execute_script("document.getElementById('hand').scrollIntoView({block: 'end'})")
-        legal = driver.find_elements(By.CSS_SELECTOR, "#hand .card.legal")
-        buttons = driver.find_elements(By.CSS_SELECTOR, "#actions button")
-        assert legal or buttons
-        for card in legal:
-            assert _inside(driver, card), (width, height, card.get_attribute("data-card"))
-        for element in [driver.find_element(By.ID, "status"), *buttons]:
-            assert _inside(driver, element), (width, height, element.text)
+        where = (preset, width, height)
+        _size(driver, width, height)
+        assert _no_horizontal_scroll(driver), where
+        assert driver.execute_script("const m = document.querySelector('main'); return m.scrollTop === 0 && "
+                                     "m.scrollWidth <= m.clientWidth"), where
+        hand = _seen(driver, "#hand .card")
+        assert [name for name, _ in hand] == view["players"][0]["hand"], where
+        assert driver.find_elements(By.CSS_SELECTOR, "#hand .card.legal"), where
+        trick = _seen(driver, "#trick .card")
+        assert len(trick) == view["num_players"], where  # the last trick taken, with its label
+        parts = {"trick label": _seen(driver, "#trick-note"), "trump": _seen(driver, "#info .trump"),
+                 "status": _seen(driver, "#status"), "turn": _seen(driver, ".seat.acting .label")}
+        assert all(len(found) == 1 for found in parts.values()), (where, parts)
+        seen = hand + trick + _seen(driver, "#info .turned .card") + [found[0] for found in parts.values()]
+        assert all(share == 1 for _, share in seen), (where, [x for x in seen if x[1] < 1])
+        # the score: the side panel's, or the table's score line where the panel is below
+        scores = _seen(driver, "#scores") + _seen(driver, "#score-line")
+        assert max(share for _, share in scores) == 1, (where, scores)
+        if width >= 900:  # the side panel beside the table: its cantes and tricks too
+            side = _seen(driver, "#cantes") + _seen(driver, "#tricks")
+            assert [share for _, share in side] == [1, 1], (where, side)
+        # the known cards of the other seats, face up and readable
+        cards = _seen(driver, ".seat:not(.mine) .card:not(.back)")
+        assert sorted(name for name, _ in cards) == known, (where, cards)
+        assert all(share >= 0.6 for _, share in cards), (where, cards)
+        # the trick's label beside its cards, not over them
+        assert driver.execute_script("""
+            const n = document.getElementById('trick-note').getBoundingClientRect();
+            return [...document.querySelectorAll('#trick .card')].every((c) => { const r = c.getBoundingClientRect();
+              return r.bottom <= n.top || r.top >= n.bottom || r.right <= n.left || r.left >= n.right; });"""), where
+        assert driver.find_element(By.CSS_SELECTOR, ".seat.mine .label").text.startswith("You · "), where
         # no card on the table's rim (13 px of wood): every seat's cards inside the felt
         off = driver.execute_script(
             "const t = document.getElementById('table').getBoundingClientRect();"
             "return [...document.querySelectorAll('.seat .card')].filter((c) => { const r = c.getBoundingClientRect();"
             "  return r.left < t.left + 13 || r.right > t.right - 13 || r.top < t.top + 13 || r.bottom > t.bottom - 13; })"
             ".map((c) => c.closest('.seat').dataset.seat + ':' + (c.dataset.card || 'back'))")
-        assert not off, (width, height, off)
+        assert not off, (where, off)
         if shots:
             driver.save_screenshot(str(Path(shots) / f"web_{preset}_{width}x{height}.png"))
-        if legal:  # the last legal card (the one a too-wide hand clipped)
-            card = legal[-1].get_attribute("data-card")
-            legal[-1].click()
-            wait.until(lambda d, card=card: card not in d.execute_script(
-                "return [...document.querySelectorAll('#hand .card')].map((c) => c.dataset.card)"))
-        else:
-            buttons[-1].click()
-        assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    # on the smallest phone, the last legal card (the one a too-wide hand clipped) plays when clicked
+    _size(driver, 360, 640)
+    legal = driver.find_elements(By.CSS_SELECTOR, "#hand .card.legal")
+    card = legal[-1].get_attribute("data-card")
+    legal[-1].click()
+    wait.until(lambda d: card not in d.execute_script(
+        "return [...document.querySelectorAll('#hand .card')].map((c) => c.dataset.card)"))
+    assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+@pytest.mark.slow
+def test_replays_and_their_errors_fit_every_size(browser_server, tmp_path):
+    """At each size, a replay's last step: the replay bar's buttons on screen and not covered (by the
+    "Hand over" box or anything), the box itself on screen; a bad record file's error on screen."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    driver, url = browser_server
+    game = WebGame("partnership", "easy", 0, seed=3)
+    _finish_hand(game)
+    (tmp_path / "hand.jsonl").write_text(game.record_text())
+    (tmp_path / "bad.jsonl").write_text("{}\n")
+    _size(driver, *SIZES[0])
+    driver.get(url)
+    wait = WebDriverWait(driver, 60)
+    wait.until(lambda d: _state(d) == "ready")
+    Select(driver.find_element(By.ID, "lang")).select_by_value("en")
+    driver.find_element(By.ID, "replay-file").send_keys(str(tmp_path / "hand.jsonl"))
+    wait.until(lambda d: not d.find_element(By.ID, "replay-bar").get_attribute("hidden"))
+    driver.find_element(By.ID, "replay-last").click()
+    for width, height in SIZES:
+        where = (width, height)
+        _size(driver, width, height)
+        assert driver.find_element(By.ID, "result").text == "Hand over"
+        seen = _seen(driver, "#replay-bar button:not([hidden]), #replay-bar select, #replay-step, #banner h2")
+        assert len(seen) == 9 and all(share == 1 for _, share in seen), (where, seen)
+        assert _no_horizontal_scroll(driver), where
+    for width, height in SIZES:
+        _size(driver, width, height)
+        driver.find_element(By.ID, "replay-file").send_keys(str(tmp_path / "bad.jsonl"))
+        wait.until(lambda d: d.find_element(By.ID, "error").text)
+        assert "line 1: field 'format': missing" in driver.find_element(By.ID, "error").text
+        assert [share for _, share in _seen(driver, "#error")] == [1], (width, height)
+        driver.find_element(By.ID, "error").click()  # dismissed
+        assert not driver.find_element(By.ID, "error").is_displayed()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -822,6 +953,24 @@ def test_spanish_narration_and_prompt(client):
     assert client.post("/api/replay?lang=xx", content=b"{}").status_code == 400
     words = client.get("/api/options").json()["words"]
     assert set(words["es"]) == set(words["en"]) and words["es"]["new_game"] == "Nueva partida"
+    from tute_play.levels import LEVELS
+
+    # every preset and level named in both languages (the page shows the name it is given)
+    assert {f"preset_{p}" for p in PRESETS} | {f"level_{lv}" for lv in LEVELS} <= set(words["es"])
+
+
+def test_the_moves_named_on_the_table_are_in_the_games_language():
+    """The bubble by a seat that sings, exchanges or passes names the move as players type it."""
+    game = WebGame("two_player", "easy", 0, seed=6, lang="es")
+    names = set()
+    while True:
+        view = game.view()
+        names |= {(e["kind"], e["name"]) for e in view["events"] if e["kind"] != "card"}
+        if view["done"]:
+            break
+        cards = [a for a in view["legal"] if a["kind"] == "card"]
+        game.act((cards[-1] if cards else view["legal"][0])["action"])
+    assert names == {("sing", "cantar-b"), ("exchange", "cambiar")}
 
 
 def test_spanish_words_as_players_say_them():
@@ -864,12 +1013,12 @@ def test_a_match_has_a_scoreboard_and_a_recap():
 
 
 @pytest.mark.slow
-def test_the_page_in_spanish_and_remembered(browser_server):
+def test_the_page_in_spanish_and_remembered(browser_server, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     driver, url = browser_server
-    _viewport(driver, 1366, 768)
+    _size(driver, 1366, 768)
     driver.get(url)
     wait = WebDriverWait(driver, 60)
     wait.until(lambda d: _state(d) == "ready")
@@ -880,14 +1029,32 @@ def test_the_page_in_spanish_and_remembered(browser_server):
     assert driver.find_element(By.ID, "lang").get_attribute("value") == "es"
     assert driver.find_element(By.ID, "new-game").text == "Nueva partida"
     assert driver.execute_script("return document.documentElement.lang") == "es"
+    # the presets' and the levels' names in Spanish too (the bots' names are names)
+    presets = [o.text for o in Select(driver.find_element(By.ID, "preset")).options]
+    levels = [o.text for o in Select(driver.find_element(By.ID, "level")).options]
+    assert "por parejas (4 jugadores)" in presets and "a dos (2 jugadores)" in presets
+    assert levels == ["fácil (greedy)", "medio (heuristic)", "difícil (pimc)", "entrenado (ppo)", "experto (search)"]
+    assert not any(w in " ".join(presets + levels) for w in ("players", "partnership", "easy", "medium", "hard"))
+    # a replay's (and a review's) header: "human" and "vs" in Spanish
+    game = WebGame("two_player", "easy", 0, seed=2)
+    _finish_hand(game)
+    (tmp_path / "hand.jsonl").write_text(game.record_text())
+    driver.find_element(By.ID, "replay-file").send_keys(str(tmp_path / "hand.jsonl"))
+    wait.until(lambda d: not d.find_element(By.ID, "replay-bar").get_attribute("hidden"))
+    assert driver.find_element(By.ID, "match-score").text == "Mano 1 del registro: humano contra greedy"
+    assert "humano" in driver.find_element(By.ID, "seats").text
+    driver.find_element(By.ID, "menu-toggle").click()  # the menu, closed by the replay
     Select(driver.find_element(By.ID, "preset")).select_by_value("two_player")
     Select(driver.find_element(By.ID, "level")).select_by_value("easy")
     driver.find_element(By.ID, "new-game").click()
     wait.until(lambda d: _state(d) in ("your-turn", "done"))
     assert driver.find_element(By.ID, "status").text.startswith("Te toca")
     assert "Triunfo:" in driver.find_element(By.ID, "info").text
+    assert driver.find_element(By.CSS_SELECTOR, ".seat.mine .label").text.startswith("Tú · ")
+    assert driver.find_element(By.ID, "menu-toggle").text.startswith("Menú")
     if os.environ.get("TUTE_WEB_SCREENSHOTS"):
         driver.save_screenshot(str(Path(os.environ["TUTE_WEB_SCREENSHOTS"]) / "web_spanish.png"))
+    driver.find_element(By.ID, "menu-toggle").click()  # closed by New game: the language is in it
     Select(driver.find_element(By.ID, "lang")).select_by_value("en")
     assert driver.find_element(By.ID, "new-game").text == "New game"
     # from the page: an expert hand played through the API while the page keeps asking for the

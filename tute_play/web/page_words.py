@@ -5,6 +5,11 @@ to the page. The game's words (cards, moves, the narration) are :mod:`tute_play.
 #: falls back to English. The narration and the prompt come from the server in the game's language.
 PAGE_WORDS: dict[str, dict[str, str]] = {
     "en": {
+        "menu": "Menu", "players_n": "{name} ({n} players)", "versus": " vs ",
+        "preset_partnership": "partnership", "preset_two_player": "two_player", "preset_two_player_10": "two_player_10",
+        "preset_three_player": "three_player", "preset_corriente": "corriente", "preset_manita": "manita",
+        "level_easy": "easy", "level_medium": "medium", "level_hard": "hard", "level_trained": "trained",
+        "level_expert": "expert",
         "lang": "Language", "preset": "Preset", "bots": "Bots", "seat": "Your seat", "match": "match",
         "new_game": "New game", "download": "Download record", "replay_file": "Replay a record…",
         "replay_given": "Replay the given file",
@@ -36,6 +41,11 @@ PAGE_WORDS: dict[str, dict[str, str]] = {
         "review_totals": "Review (every card known, point weight {weight}): loss per seat: {totals}",
     },
     "es": {
+        "menu": "Menú", "players_n": "{name} ({n} jugadores)", "versus": " contra ",
+        "preset_partnership": "por parejas", "preset_two_player": "a dos", "preset_two_player_10": "a dos, 10 cartas",
+        "preset_three_player": "a tres", "preset_corriente": "corriente", "preset_manita": "manita",
+        "level_easy": "fácil", "level_medium": "medio", "level_hard": "difícil", "level_trained": "entrenado",
+        "level_expert": "experto",
         "lang": "Idioma", "preset": "Modalidad", "bots": "Bots", "seat": "Tu asiento", "match": "partida",
         "new_game": "Nueva partida", "download": "Descargar registro", "replay_file": "Ver un registro…",
         "replay_given": "Ver el registro dado",
@@ -54,7 +64,7 @@ PAGE_WORDS: dict[str, dict[str, str]] = {
         "next_hand": "Siguiente mano", "cards": "cartas", "last_trick": "últimas", "total": "total",
         "hand_line": "Mano {n} · {kind}: {score}", "match_to": " (partida a {target})", "games": "juegos",
         "points": "puntos", "tute": "¡Tute!", "sings": "las {points} en",
-        "new_log": "Nueva partida de {preset} contra bots {bot}; eres {name}.", "hand_log": "Mano {n}.",
+        "new_log": "Nueva partida ({preset}) contra bots {bot}; eres {name}.", "hand_log": "Mano {n}.",
         "replay_log": "Registro: {n} mano(s). Se ven todas las cartas.", "step": "paso {k} / {n}",
         "the_deal": "el reparto", "deal_status": "El reparto: se ven todas las manos. Avanza con las flechas.",
         "dealing": "Repartiendo...", "no_server": "No se puede contactar con el servidor: {msg}",

@@ -46,7 +46,7 @@ from tute_env.play.records import Record, deal_at_start, finished_record, parse_
 from tute_env.play.seating import LEARNER, Seating
 from tute_env.search.analysis import analyze_record, seat_losses
 from tute_play.narrate import describe_action, games_won, hand_summary, match_over_text, narrate, side_label
-from tute_play.words import LANGS, who, word
+from tute_play.words import LANGS, move_name, player_name, who, word
 
 from ..analyze import DEFAULT_POINT_WEIGHT
 from ..levels import LEVELS, NETWORK_LEVELS, make_bots
@@ -117,7 +117,8 @@ class HandLog:
             })
             text += word(self.lang, "takes_you" if winner == self.you else "takes",
                          who=who(self.lang, winner, None), points=points)
-        return {"seat": seat, "action": action_str(action), "kind": _kind(action), "text": text}
+        return {"seat": seat, "action": action_str(action), "name": move_name(self.lang, action), "kind": _kind(action),
+                "text": text}
 
 
 def table_view(rules: Rules, state: State, log: HandLog, viewer: int | None, show_all: bool) -> dict:
@@ -467,6 +468,7 @@ def replay_view(record: dict, lang: str = "en") -> dict:
     return {
         "variant": record.get("variant"),
         "players": record["players"],
+        "player_names": [player_name(lang, name) for name in record["players"]],  # as read: "human" translated
         "result": record.get("result"),
         "hand": record.get("hand"),
         "time": record.get("time"),

@@ -36,6 +36,13 @@ function T(key, fields) {
   return text;
 }
 
+// A preset's or a level's name in the page's language (the name itself when the table has none).
+function named(prefix, name) {
+  const key = prefix + name;
+  const text = T(key);
+  return text === key ? name : text;
+}
+
 function applyWords() {
   document.documentElement.lang = lang;
   for (const el of document.querySelectorAll("[data-t]")) el.textContent = T(el.dataset.t);
@@ -46,14 +53,23 @@ function setLang(value) {
   try { localStorage.setItem("tute-lang", lang); } catch (e) { /* private mode: not remembered */ }
   $("lang").value = lang;
   applyWords();
+  if (options) fillOptions();
   if (replay) drawReplay();
   else if (game && !busy) { render(game, playCtx(game)); renderActions(game.legal); setStatus(game.prompt); }
 }
 
+// An error: in a line under the header, always on screen; a click on it dismisses it.
 function showError(msg) {
   const box = $("error");
   box.textContent = msg;
   box.hidden = !msg;
+}
+
+// The menu (the new-game form, the record, the replay, the language): on small or short screens a
+// panel under the header, open until a game or a replay starts, then behind the Menu button.
+function setMenu(open) {
+  document.body.classList.toggle("menu-open", open);
+  $("menu-toggle").setAttribute("aria-expanded", String(open));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -90,10 +106,12 @@ function render(view, ctx) {
     const tags = [];
     if (view.partnerships) tags.push(T("side", { side: p.side }));
     if (p.dealer) tags.push(T("dealer"));
-    if (ctx.mode === "play" && p.seat !== ctx.you) tags.push(ctx.labels[p.seat]);
-    if (ctx.mode === "replay" && ctx.players) tags.push(ctx.players[p.seat]);  // escaped once, below
+    // the bot's or the record's player's name, left out on narrow screens (the menu says it)
+    const player = ctx.mode === "play" ? (p.seat !== ctx.you ? ctx.labels[p.seat] : null) : ctx.players && ctx.players[p.seat];
     const acting = !view.done && view.current === p.seat;
-    let cards = "";
+    // an opponent's hidden hand: its cards known to everyone (exchanged, sung) face up in a row
+    // of their own, beside the backs and never under them
+    let cards = "", known = "";
     if (p.hand) {
       for (const c of p.hand) {
         let cls = mine ? (legalCards.has(c) && !busy ? "legal" : "dimmed") : "";
@@ -101,14 +119,18 @@ function render(view, ctx) {
         cards += cardSVG(c, { cls });
       }
     } else {
-      for (const c of p.known) cards += cardSVG(c, { cls: "known" });
+      for (const c of p.known) known += cardSVG(c, { cls: "known" });
       for (let k = p.known.length; k < p.count; k++) cards += cardSVG(null, { back: true });
     }
+    const sep = `<span class="sep"> &middot; </span>`;
     html += `<div class="seat pos-${pos}${mine ? " mine" : ""}${acting ? " acting" : ""}" data-seat="${p.seat}">` +
-      `<div class="label">${esc(seatName(view, p.seat, ctx))}` +
-      (tags.length ? ` <span class="tags">${tags.map(esc).join(" &middot; ")}</span>` : "") +
-      (acting ? ` <span class="turn">${esc(T(view.decision === "declare" ? "to_declare" : "to_play"))}</span>` : "") +
-      `</div><div class="hand${mine ? " own" : ""}" ${mine ? 'id="hand"' : ""}>${cards}</div></div>`;
+      `<div class="label"><span class="name">${esc(seatName(view, p.seat, ctx))}</span>` +
+      (tags.length || player ? `${sep}<span class="tags">${tags.map(esc).join(" &middot; ")}` +
+        (player ? `<span class="player">${tags.length ? " &middot; " : ""}${esc(player)}</span>` : "") + `</span>` : "") +
+      (acting ? `${sep}<span class="turn">${esc(T(view.decision === "declare" ? "to_declare" : "to_play"))}</span>` : "") +
+      `</div><div class="cards">` +
+      (cards ? `<div class="hand ${mine ? "own" : p.hand ? "open" : "backs"}"${mine ? ' id="hand"' : ""}>${cards}</div>` : "") +
+      (known ? `<div class="known-cards">${known}</div>` : "") + `</div></div>`;
   }
   $("seats").innerHTML = html;
   // The trick in progress, or the last trick taken
@@ -126,14 +148,17 @@ function render(view, ctx) {
   $("trick").innerHTML = trick;
   $("trick-note").innerHTML = note;
   // Trump, turned card, stock
-  let info = `<div class="trump">${esc(T("trumps"))} ${suitIcon(view.trump)} <b>${esc(view.trump_name)}</b></div>`;
-  if (view.turned_card) info += `<div class="turned">${esc(T(view.partnerships ? "shown_card" : "turned_card"))}${cardSVG(view.turned_card)}</div>`;
+  let info = "";
+  if (view.turned_card) info += `<div class="turned">${cardSVG(view.turned_card)}<span>${esc(T(view.partnerships ? "shown_card" : "turned_card"))}</span></div>`;
+  info += `<div class="lines"><div class="trump">${esc(T("trumps"))} ${suitIcon(view.trump)} <b>${esc(view.trump_name)}</b></div>`;
   if (view.has_stock) {
     info += view.stock || view.turned_card
-      ? `<div class="stock">${esc(T("stock"))} ${view.stock ? cardSVG(null, { back: true }) : ""}<span>${esc(T("left", { n: view.stock }))}</span></div>`
+      ? `<div class="stock">${esc(T("stock"))}: ${esc(T("left", { n: view.stock }))}</div>`
       : `<div class="stock">${esc(T("arrastre"))}</div>`;
   }
   info += `<div class="count">${esc(T("trick_of", { n: Math.min(view.tricks_played + 1, view.num_tricks), m: view.num_tricks }))}</div>`;
+  const totals = view.scores.map((sc) => `${esc(view.partnerships ? T("side", { side: sc.side }) : shortName(view, sc.side, ctx))} <b>${sc.total}</b>`);
+  info += `<div class="score-line" id="score-line">${esc(T("score"))}: ${totals.join(" &middot; ")}</div></div>`;
   $("info").innerHTML = info;
   renderSide(view, ctx);
   // The end of the hand
@@ -262,15 +287,18 @@ async function show(view) {
   dl.href = view.records ? `/api/games/${encodeURIComponent(view.id)}/record` : "#";
   dl.classList.toggle("disabled", !view.records);
   dl.setAttribute("aria-disabled", String(!view.records));
-  document.body.dataset.state = view.done ? "done" : (view.legal.length ? "your-turn" : "waiting");
+  document.body.dataset.state = stateOf(view);
 }
+
+// The page's state (body[data-state]) for a view: whose move, or the hand over.
+function stateOf(view) { return view.done ? "done" : (view.legal.length ? "your-turn" : "waiting"); }
 
 function highlight(ev) {
   const seat = document.querySelector(`.seat[data-seat="${ev.seat}"] .label`);
   if (seat && ev.kind !== "card") {
     const bubble = document.createElement("span");
     bubble.className = "bubble";
-    bubble.textContent = ev.action === "pass" ? "pass" : ev.action;
+    bubble.textContent = ev.name || ev.action;
     seat.appendChild(bubble);
   }
 }
@@ -305,6 +333,7 @@ async function act(action) {
     showError(e.message);
     render(game, playCtx(game));
     renderActions(game.legal);
+    document.body.dataset.state = stateOf(game);
   }
 }
 
@@ -313,18 +342,21 @@ async function newGame(ev) {
   if (busy) return;
   closeReplay();
   showError("");
+  setMenu(false);
   $("log").innerHTML = "";
   const body = { preset: $("preset").value, level: $("level").value, seat: Number($("seat").value), match: $("match").checked, lang };
   setStatus(T("dealing"));
+  document.body.dataset.state = "busy";
   try {
     busy = true;
     const view = await api("POST", "/api/new", body);
-    log(T("new_log", { preset: view.preset, bot: view.bot, name: playerName(view.seat) }), "sys");
+    log(T("new_log", { preset: named("preset_", view.preset), bot: view.bot, name: playerName(view.seat) }), "sys");
     await show(view);
   } catch (e) {
     busy = false;
     showError(e.message);
-    setStatus("");
+    setStatus(game ? game.prompt : "");
+    document.body.dataset.state = game ? stateOf(game) : "ready";
   }
 }
 
@@ -386,8 +418,9 @@ async function reviewReplay() {
 function openReplay(data) {
   replay = { hands: data.hands, hand: 0, step: 0 };
   $("replay-hand").innerHTML = data.hands.map((h, k) =>
-    `<option value="${k}">${k + 1}: ${esc(h.variant || "")} ${h.result ? esc(T("won_by", { side: h.result.winner })) : ""}</option>`).join("");
+    `<option value="${k}">${k + 1}: ${esc(named("preset_", h.variant || ""))} ${h.result ? esc(T("won_by", { side: h.result.winner })) : ""}</option>`).join("");
   $("replay-bar").hidden = false;
+  setMenu(false);
   $("actions").hidden = true;
   document.body.classList.add("replaying");
   $("log").innerHTML = "";
@@ -408,8 +441,9 @@ function drawReplay() {
   const h = replay.hands[replay.hand];
   const step = h.steps[replay.step];
   const number = h.number || replay.hand + 1;
-  const players = h.players.join(" vs ");
-  const ctx = { mode: "replay", bottom: 0, players: h.players,
+  const names = h.player_names || h.players;
+  const players = names.join(T("versus"));
+  const ctx = { mode: "replay", bottom: 0, players: names,
                 caption: T(h.review ? "review_of" : "replay_of", { n: number, players }) };
   render(step.view, ctx);
   const moves = h.review ? h.review.moves : null;
@@ -465,15 +499,25 @@ function fillSeats() {
   if ($("level").selectedOptions[0]?.disabled) $("level").value = "medium";
 }
 
+// The presets' and levels' menus, in the page's language (the choice kept).
+function fillOptions() {
+  const [preset, level] = [$("preset").value, $("level").value];
+  $("preset").innerHTML = options.presets.map((p) =>
+    `<option value="${esc(p.name)}">${esc(T("players_n", { name: named("preset_", p.name), n: p.num_players }))}</option>`).join("");
+  $("level").innerHTML = options.levels.map((l) =>
+    `<option value="${esc(l.name)}">${esc(named("level_", l.name))} (${esc(l.bot)})</option>`).join("");
+  if (preset) $("preset").value = preset;
+  if (level) $("level").value = level;
+}
+
 async function start() {
   options = await api("GET", "/api/options");
   try { lang = localStorage.getItem("tute-lang") || (navigator.language || "").startsWith("es") && "es" || "en"; } catch (e) { lang = "en"; }
   setLang(lang);
+  setMenu(true);
+  $("menu-toggle").onclick = () => setMenu(!document.body.classList.contains("menu-open"));
+  $("error").onclick = () => showError("");
   $("lang").onchange = (e) => { setLang(e.target.value); fillSeats(); };
-  $("preset").innerHTML = options.presets.map((p) =>
-    `<option value="${esc(p.name)}">${esc(p.name)} (${p.num_players} players)</option>`).join("");
-  $("level").innerHTML = options.levels.map((l) =>
-    `<option value="${esc(l.name)}">${esc(l.name)} (${esc(l.bot)})</option>`).join("");
   $("preset").value = options.defaults.preset;
   $("level").value = options.defaults.level;
   fillSeats();
@@ -494,6 +538,7 @@ async function start() {
     if (card && !replay) act(card.dataset.card);
   });
   document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && (game || replay)) setMenu(false);
     if (!replay || e.target.tagName === "SELECT") return;
     const go = { ArrowRight: replay.step + 1, ArrowLeft: replay.step - 1, Home: 0, End: Infinity }[e.key];
     if (go === undefined) return;
