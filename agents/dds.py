@@ -77,7 +77,7 @@ class DDSAgent(PIMCAgent):
         self.last_exact = False
         start = time.perf_counter()
         if self.is_late(info, row):
-            values = self._solve_samples(info, row, legal, rng)
+            values = self.solve_samples(info, row, legal, rng)
             if values is not None:
                 self.last_exact = True
                 self.last_values = {int(a): float(v) for a, v in zip(legal, values)}
@@ -90,7 +90,7 @@ class DDSAgent(PIMCAgent):
         finally:
             self.time_budget = self.dds_budget
 
-    def _solve_samples(self, info: InfoSet, row: int, legal: np.ndarray, rng: np.random.Generator):
+    def solve_samples(self, info: InfoSet, row: int, legal: np.ndarray, rng: np.random.Generator):
         """Mean exact value of each legal action over the sampled deals; None if the budget ran out."""
         start = time.perf_counter()
         sampler = row_sampler(info, row)

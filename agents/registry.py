@@ -96,6 +96,8 @@ KINDS: dict[str, AgentKind] = {kind.name: kind for kind in (
               SpecArg("sample", "sample its moves instead", "greedy", False), device=True),
     AgentKind("search", "agents.search:SearchAgent", "pimc whose playouts the shipped network plays and "
               "whose leaves its critic values", SpecArg("N", _SAMPLES, "num_samples")),
+    AgentKind("search+dds", "agents.search:SearchDDSAgent", "search until the hand is late, then dds's exact "
+              "solutions (two players: once the stock is gone)", SpecArg("N", _SAMPLES, "num_samples")),
     AgentKind("openspiel", "agents.openspiel_bot:OpenSpielAgent", "OpenSpiel's ISMCTS bot on python_tute, from its "
               "own information set ([openspiel] extra)",
               SpecArg("ismcts[k=v,...]", "settings: simulations, uct_c, rollouts, world_samples", "spec",

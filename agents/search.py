@@ -48,6 +48,7 @@ from tute_env.engine.scoring import sides_of_seats
 from tute_env.search.infoset import decode_infoset
 
 from .base import Agent, shipped_presets, train_extra
+from .dds import DDSAgent
 from .pimc import (
     candidate_lanes,
     play_out,
@@ -124,6 +125,8 @@ class SearchAgent(Agent):
         self._side = sides_of_seats(rules)
         self.last_values: dict[int, float] = {}
         """Mean value of each candidate action at the last decision searched (the last row)."""
+        self.endgame: DDSAgent | None = None
+        """Late decisions' exact player (:class:`SearchDDSAgent`); None: search plays every decision."""
         self.name = f"search:{self.num_samples}"
 
     # -- the network ------------------------------------------------------------------------
@@ -186,6 +189,12 @@ class SearchAgent(Agent):
             if len(legal) == 1:
                 out[row] = legal[0]
                 continue
+            if self.endgame is not None and self.endgame.is_late(info, row):
+                values = self.endgame.solve_samples(info, row, legal, row_generator(self, keys, row))
+                if values is not None:  # solved within the budget (else searched as before)
+                    self.last_values = {int(a): float(v) for a, v in zip(legal, values)}
+                    out[row] = legal[int(np.argmax(values))]
+                    continue
             sampler = row_sampler(info, row)
             size = samples_needed(sampler, self.num_samples, deterministic=True)
             deals = sampler.sample(row_generator(self, keys, row), size)
@@ -214,3 +223,20 @@ class SearchAgent(Agent):
             score = np.round(means, 9) + self.prior_weight * log_prior
             best = np.flatnonzero(score == score.max())
             out[row] = legal[best[np.argmax(log_prior[best])]]
+
+
+class SearchDDSAgent(SearchAgent):
+    """``search+dds``: :class:`SearchAgent` until the hand is late, then :class:`agents.dds.DDSAgent`'s
+    exact play: once no stock is left and at most ``exact_cards`` cards are in hand (dds's
+    default: 8 with two players, the whole last phase of the two-player game, where every card is
+    known and one deal is solved in milliseconds; 7 with four), each decision takes the best mean
+    exact value over ``dds_samples`` sampled deals (the solver's point weight ``point_weight``,
+    dds's 1.15), within dds's ``time_budget`` (else search plays it). ``num_samples``: search's
+    samples, as ``search:N``. Same draws as search: the row's keyed stream."""
+
+    def __init__(self, rules: Rules, seed: int = 0, num_samples: int | None = None, dds_samples: int | None = None,
+                 exact_cards: int | None = None, time_budget: float | None = 2.0, point_weight: float = 1.15, **search):
+        super().__init__(rules, seed, num_samples=num_samples, **search)
+        self.endgame = DDSAgent(rules, seed, num_samples=dds_samples, exact_cards=exact_cards,
+                                time_budget=time_budget, point_weight=point_weight)
+        self.name = f"search+dds:{self.num_samples}"

@@ -170,3 +170,41 @@ def test_spec_parsing():
         SearchAgent(rules, top_k=0)
     with pytest.raises(ValueError, match="bad leaf"):
         SearchAgent(rules, leaf="oracle")
+
+
+@pytest.mark.slow
+def test_search_then_dds_solves_the_two_player_endgame_and_searches_before():
+    """search+dds: once the stock is gone (every card known) each move is worth the solver's best
+    value on the true state; while the stock lasts it plays exactly as search does."""
+    from agents.search import SearchDDSAgent
+    from tute_env.search.solver import Solver
+
+    rules = PRESETS["two_player"]
+    agent = make_agent("search+dds:3", rules, seed=5)
+    assert isinstance(agent, SearchDDSAgent) and agent.name == "search+dds:3" and agent.num_samples == 3
+    plain = SearchAgent(rules, seed=5, num_samples=3)  # keyed draws: its choices do not depend on earlier calls
+    solver = Solver(rules, point_weight=agent.endgame.point_weight)
+    game = Game(rules)
+    rng = np.random.default_rng(4)
+    state = game.random_state(rng, 6)
+    late_checked = early_checked = 0
+    while not state.done.all():
+        mask = game.legal_action_mask(state)
+        rows = np.flatnonzero(~state.done & (mask.sum(axis=1) > 1))
+        if len(rows):
+            part = state.take(rows)
+            obs = encode_observation(rules, part, part.current)
+            keys = np.arange(len(rows), dtype=np.uint64) + 7
+            info = decode_infoset(rules, obs, mask[rows])
+            for k in range(len(rows)):
+                one = part.take(np.array([k]))
+                action = agent.act_batch(obs[k : k + 1], mask[rows][k : k + 1], keys=keys[k : k + 1])[0]
+                if agent.endgame.is_late(info, k):
+                    values = solver.action_values(one)[0]
+                    assert values[action] == pytest.approx(np.nanmax(values), abs=1e-9)
+                    late_checked += 1
+                else:
+                    assert action == plain.act_batch(obs[k : k + 1], mask[rows][k : k + 1], keys=keys[k : k + 1])[0]
+                    early_checked += 1
+        game.step(state, random_actions(mask, rng), active=~state.done)
+    assert late_checked >= 12 and early_checked >= 12
