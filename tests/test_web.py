@@ -960,6 +960,8 @@ def test_review_of_a_finished_hand_is_analyze_records_and_cached(exact_reviews):
     assert [m["loss"] for m in moves] == pytest.approx([d.loss for d in decisions])
     assert [m["best"] for m in moves] == [d.best_str for d in decisions]
     assert all(m["solved"] for m in moves) and data["review"]["solved"] == len(moves)
+    assert {m["kind"] for m in moves} == {"exact"} and {m["error"] for m in moves} == {0.0}
+    assert data["review"]["estimated"] == 0
     assert data["hand"] == 1 and len(data["replay"]["steps"]) == len(moves) + 1
     assert app.state.reviews.computed == 1
     # cached: the same figures without a second analysis
