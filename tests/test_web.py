@@ -1072,7 +1072,8 @@ def test_the_review_view_marks_each_move_after_the_hand(browser_server, tmp_path
     assert len(badges) == steps and steps >= 40
     assert driver.find_elements(By.CSS_SELECTOR, "#replay-event .loss-badge")
     texts = {b.text for b in badges}
-    assert texts <= {"best move", "not solved"} | {t for t in texts if t.startswith("loss ") and " · best " in t}
+    assert texts <= ({"best move"} | {t for t in texts if t.startswith("loss ") and " · best " in t}
+                     | {t for t in texts if t.startswith("best move (estimate ±")})  # a slow machine: estimates
     assert "best move" in texts
     assert "loss per seat: player_0 " in driver.find_element(By.ID, "log").text
     assert driver.find_element(By.ID, "replay-review").get_attribute("hidden")  # already reviewed
