@@ -29,7 +29,8 @@ two **kinds** (``Decision.kind``):
     each legal action, the action is played, both seats play on with the ``playout`` policy
     until the stock is gone, and the rest of the hand is solved exactly. A value is the mean
     over the orders, its error the 95% half-width ``1.96 sd / sqrt(samples)``; every action is
-    played on the same orders, so the loss's error is that of the paired differences. It
+    played on the same orders, so the loss's error is that of the paired differences (with the
+    runner-up when the move played is the best: how sure it is that it is). It
     estimates the value with the stock's order unknown and the playout policy's play until it is
     gone, not the double-dummy value of the one order dealt: with one face-down card left
     (nothing to sample, no playout) the two are the same. Once one stock-phase decision (from
@@ -202,7 +203,8 @@ def sampled_values(state: State, played: int, solver: Solver, playout: Policy | 
     """The sampled estimate of lane 0 of ``state`` (a stock-phase position; see the module's
     documentation): ``(values, errors, loss error)``, each legal action's mean value over
     ``samples`` orders of the face-down stock for the seat to act, its 95% half-width, and that
-    of the loss of ``played`` (the paired differences to the best action). The stock phase is
+    of the loss of ``played`` (the paired differences to the best action; to the runner-up when
+    ``played`` is the best). The stock phase is
     played on by ``playout`` (both seats; default uniformly random, seeded from ``rng``) at a
     :class:`~tute_env.play.seating.Seating`, all actions' and orders' games in one batch; the rest
     is solved exactly by ``solver`` (its rules the state's, no budget needed: no stock is left).
@@ -253,6 +255,8 @@ def sampled_values(state: State, played: int, solver: Solver, playout: Policy | 
     values = {int(a): float(m) for a, m in zip(legal, mean)}
     best = min(values, key=lambda a: (-values[a], a))
     rows = {int(a): r for r, a in enumerate(legal)}
+    if best == played and len(values) > 1:  # how sure it is the best: against the runner-up
+        best = min((a for a in values if a != played), key=lambda a: (-values[a], a))
     diff = table[rows[best]] - table[rows[played]]
     error = float(Z95 * diff.std(ddof=1) / np.sqrt(samples))
     return values, {int(a): float(e) for a, e in zip(legal, errors)}, error
