@@ -9,6 +9,7 @@ import platform
 import statistics
 import subprocess
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -60,6 +61,21 @@ def write_page(path, lines: list[str]) -> None:
     """Write a benchmark's markdown page, one line each."""
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+#: The heading of a page's hand-written notes, kept when the bench writes the page again.
+NOTES = "## Notes"
+
+
+def write_page_keeping_notes(path, lines: list[str]) -> None:
+    """:func:`write_page`, the hand-written notes of the page there (from :data:`NOTES` on) kept below."""
+    notes = ""
+    if os.path.exists(path):
+        text = Path(path).read_text()
+        if NOTES in text:
+            notes = "\n" + text[text.index(NOTES):]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n" + notes)
 
 
 def load_average() -> float:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -42,9 +41,8 @@ import numpy as np
 from tute_env.engine.core import Game, random_legal_actions
 from tute_env.search.solver import Solver, SolverBudgetExceeded
 
-from .common import load_average, machine, pin_to_core, today
+from .common import load_average, machine, pin_to_core, today, write_page_keeping_notes
 
-NOTES = "## Notes"
 GOALS = {"deal_median": 0.2, "deal_p99": 5.0, "endgame_median": 0.005, "speedup": 100.0}
 
 
@@ -256,13 +254,7 @@ def write(path: str, res: dict, pinned: bool, deals: int) -> None:
             r = res[f"speedup_{preset}_{weight}"]
             lines.append(f"| {preset} | {weight} | {r['n']} | {fmt(r['solver_median'])} | {fmt(r['exact_median'])} | "
                          f"{r['total_ratio']:.0f}x | {r['median_ratio']:.0f}x | {r['min_ratio']:.0f}x |")
-    notes = ""
-    if os.path.exists(path):  # the hand-written notes below the figures are kept
-        text = Path(path).read_text()
-        if NOTES in text:
-            notes = "\n" + text[text.index(NOTES):]
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n" + notes)
+    write_page_keeping_notes(path, lines)  # the hand-written notes below the figures are kept
 
 
 def main(argv=None) -> None:

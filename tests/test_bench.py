@@ -191,3 +191,18 @@ def test_dds_speed_quick_writes_each_preset_with_its_exact_share(tmp_path):
         assert int(cells[1]) > 0 and 0 < median <= p95 <= p99 <= top
         assert 0 < float(cells[6].rstrip("%")) <= 100  # some decisions were solved exactly
         assert cells[9] in ("yes", "**no**")
+
+
+@pytest.mark.slow
+def test_analysis_speed_quick_writes_the_goals_and_each_preset(tmp_path):
+    out = tmp_path / "analysis_speed.md"
+    lines = _quick_page("bench.analysis_speed", out, timeout=900)
+    goals = [_cells(line) for line in lines if line.startswith("| ") and line.rstrip().endswith(("yes |", "**no** |"))]
+    assert len(goals) == 5 and all(cells[3] in ("yes", "**no**") for cells in goals)
+    rows = {_cells(line)[0]: _cells(line) for line in lines if line.startswith(("| two_player", "| partnership"))}
+    assert set(rows) == {"two_player", "partnership"}
+    for cells in rows.values():
+        median, p90, worst = map(float, cells[2:5])
+        decisions, exact, estimated = map(int, cells[8:11])
+        assert int(cells[1]) == 1 and 0 < median <= p90 <= worst and decisions == exact + estimated > 30
+    assert int(rows["two_player"][10]) > 0  # the stock phase: estimated

@@ -299,11 +299,14 @@ def test_replay_review_in_spanish_and_its_options_checked(reviewed_hand, capsys)
     from tute_env.play.records import replay
     from tute_env.search.analysis import Decision
     from tute_play.terminal import replay_step, review_line
+    from tute_play.words import move_name
 
     path, record, decisions = reviewed_hand
     lost = next(d for d in decisions if d.loss > 1e-12)
     assert review_line(lost, "es") == f"  análisis: pierde {lost.loss:.3f}; mejor {lost.best_str}"
-    assert review_line(Decision(0, 0, 0, solved=False)) == "  review: not solved (the solver's time ran out)"
+    assert review_line(Decision(0, 0, 0)) == "  review: not solved (the solver's time ran out)"
+    guess = Decision(0, 0, 1, {0: 0.5, 1: 0.25}, "estimate", {0: 0.02, 1: 0.03}, 0.04, 32)
+    assert review_line(guess) == "  review: loss 0.250; best " + move_name("en", 0) + " (an estimate, ±0.040)"
     step = replay_step(record, replay(record), lost.ply + 1, symbols=False, review=decisions)
     assert f"review: loss {lost.loss:.3f}; best {lost.best_str}" in step
     for argv in (["--review"], ["--replay", str(path), "--max-seconds", "5"],

@@ -393,3 +393,60 @@ def test_while_the_exchange_may_take_a_trump_the_trumps_keep_their_names():
         assert same != bool(pending[lane])
         checked[bool(pending[lane])] += 1
     assert checked[True] > 0 and checked[False] > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# The analysis's uses: one deal's positions sharing the table, another side's values, bounds.
+def line_of_play(rules, tricks_left: int, seed: int):
+    """The positions (one-lane states) of one random deal played at random, from ``tricks_left``
+    tricks before the end to the end."""
+    game = Game(rules)
+    rng = np.random.default_rng(seed)
+    s = game.random_state(rng, 1)
+    out = []
+    while not s.done[0]:
+        if s.tricks_played[0] >= rules.num_tricks - tricks_left:
+            out.append(s.copy())
+        game.step(s, random_legal_actions(game.legal_action_mask(s), rng))
+    return out
+
+
+@pytest.mark.parametrize(("preset", "weight", "left"), [("partnership", 0.177, 4), ("two_player", 0.177, 5),
+                                                         ("three_player", 0.5, 4), ("two_player", -0.4, 4)])
+def test_same_deal_keeps_the_table_and_the_values_bit_for_bit(preset, weight, left):
+    """The decisions of one deal from the last to the first, the table kept (same_deal, as the
+    analysis calls it): the values of a fresh solve each, whoever is to act."""
+    rules = make_rules(preset)
+    positions = line_of_play(rules, left, seed=7)
+    kept, fresh = Solver(rules, point_weight=weight), Solver(rules, point_weight=weight)
+    for k, s in enumerate(reversed(positions)):
+        np.testing.assert_array_equal(kept.action_values(s, same_deal=k > 0), fresh.action_values(s))
+
+
+@pytest.mark.parametrize("preset", ["two_player", "three_player", "partnership"])
+def test_value_for_a_side_is_the_minimax_value_for_its_seats(preset):
+    rules = make_rules(preset)
+    game = Game(rules)
+    s = late_states(game, 2, 12, seed=5)
+    solver = Solver(rules, point_weight=0.5)
+    for seat in range(rules.num_players):
+        side = rules.side_of(seat)
+        np.testing.assert_array_equal(solver.value(s, side=side), exact_values(game, s, seat, 0.5))
+        np.testing.assert_array_equal(solver.value(s, side=np.full(s.batch_size, side), same_deal=False),
+                                      exact_values(game, s, seat, 0.5))
+    with pytest.raises(ValueError, match="side must be"):
+        solver.value(s, side=rules.num_sides)
+
+
+def test_action_bounds_hold_the_values_and_close_on_them():
+    rules = make_rules("partnership")
+    s = late_states(Game(rules), 5, 6, seed=11)
+    exact = Solver(rules, point_weight=0.177).action_values(s)
+    low, high = Solver(rules, point_weight=0.177).action_bounds(s)
+    np.testing.assert_array_equal(low, exact)
+    np.testing.assert_array_equal(high, exact)
+    low, high = Solver(rules, point_weight=0.177, max_nodes=300).action_bounds(s)  # cut short: no exception
+    legal = ~np.isnan(exact)
+    assert np.array_equal(np.isnan(low), ~legal) and np.array_equal(np.isnan(high), ~legal)
+    assert (low[legal] <= exact[legal]).all() and (exact[legal] <= high[legal]).all()
+    assert (low[legal] < high[legal]).any() and (low[legal] == high[legal]).any()

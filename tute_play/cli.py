@@ -28,8 +28,8 @@ hand (``--hand N``: the file's N-th record, from 1; by default its last) with ev
 ``tute-analyze``, :mod:`tute_env.search.analysis`; a short line says how long it took) and then each
 step shows the double-dummy loss of the move just played and the best move when the loss is
 above zero ("review: loss 2.014; best 6b"), the last step each seat's total loss; a decision the
-solver cannot finish within ``--max-seconds`` (default 3, the limit of every review) is shown as not solved. In a
-two_player hand with a long stock the early decisions may be "not solved".
+solver cannot finish within ``--max-seconds`` (default 3, the limit of every review) is estimated, and
+its line says so with the error ("(an estimate, ±0.120)"): in a two_player hand, the stock phase.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"with --review: weight of the point difference in a value (default "
                              f"{POINT_WEIGHT}, as tute-analyze)")
     parser.add_argument("--max-seconds", type=float, default=None,
-                        help=f"with --review: the solver's time per decision before it is shown as not solved "
+                        help=f"with --review: the exact solver's time per decision before the decision is estimated "
                              f"(default {MAX_SECONDS:g})")
     web = parser.add_argument_group("web table", "play in the browser instead (needs the [web] extra; docs/web.md)")
     web.add_argument("--web", action="store_true", help="serve the web table and open it in the browser")

@@ -342,16 +342,19 @@ def replay_step(record: Record, states: Sequence[State], k: int, symbols: bool =
 
 
 def review_line(decision, lang: str = "en") -> str:
-    """One decision's review: its loss and the best move, a best move, or not solved."""
-    if not decision.solved:
+    """One decision's review: its loss and the best move, or a best move; an estimate says so,
+    with its error; a decision without values (none from the analysis) is not solved."""
+    if not decision.values:
         return word(lang, "r_unsolved")
     if decision.loss > 1e-12:
-        return word(lang, "r_loss", loss=decision.loss, best=move_name(lang, decision.best))
-    return word(lang, "r_best")
+        line = word(lang, "r_loss", loss=decision.loss, best=move_name(lang, decision.best))
+    else:
+        line = word(lang, "r_best")
+    return line + (word(lang, "r_estimate", error=decision.error) if decision.kind == "estimate" else "")
 
 
 def review_totals(record: Record, review: Sequence, lang: str = "en") -> str:
-    """Each seat's total loss over its solved decisions (:func:`tute_env.search.analysis.seat_losses`)."""
+    """Each seat's total loss over its decisions (:func:`tute_env.search.analysis.seat_losses`)."""
     from tute_env.search.analysis import seat_losses
 
     totals = seat_losses(review, record.rules.num_players)
@@ -365,13 +368,14 @@ def review_hand(record: Record, io: Console, point_weight: float, max_seconds: f
     before (what it does) and after (how long it took)."""
     import time
 
-    from tute_env.search.analysis import analyze_record
+    from tute_play.analyze import analyze
 
     n = len(record.actions)
     io.say(word(lang, "r_start", n=n, weight=point_weight, seconds=max_seconds))
     start = time.perf_counter()
-    decisions = analyze_record(record, point_weight=point_weight, max_seconds=max_seconds)
-    io.say(word(lang, "r_done", seconds=time.perf_counter() - start, solved=sum(d.solved for d in decisions), n=n))
+    decisions = analyze(record, point_weight=point_weight, max_seconds=max_seconds)
+    io.say(word(lang, "r_done", seconds=time.perf_counter() - start, solved=sum(d.solved for d in decisions), n=n,
+                estimated=sum(d.kind == "estimate" for d in decisions)))
     return decisions
 
 

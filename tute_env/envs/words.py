@@ -187,10 +187,12 @@ WORDS: dict[str, dict[str, str]] = {
         "rp_unknown": "  I do not understand {text!r}: {help}",
         # the terminal replay's review (double-dummy analysis, tute_env.search.analysis)
         "r_start": "Reviewing the hand with every card known: {n} decisions, point weight {weight}, at most {seconds:g} s each...",
-        "r_done": "Reviewed in {seconds:.1f} s: {solved} of {n} decisions solved.",
+        "r_done": "Reviewed in {seconds:.1f} s: {solved} of {n} decisions solved exactly, {estimated} estimated "
+                  "(the solver's time ran out: the stock's orders sampled, or the bounds it proved).",
         "r_loss": "  review: loss {loss:.3f}; best {best}",
         "r_best": "  review: a best move (loss 0)",
         "r_unsolved": "  review: not solved (the solver's time ran out)",
+        "r_estimate": " (an estimate, ±{error:.3f})",
         "r_totals": "  review, total loss per seat (in games, point weight {weight}): {totals}",
         # the web table's prompt
         "p_over": "Hand over: the result is in the box.",
@@ -343,10 +345,12 @@ WORDS: dict[str, dict[str, str]] = {
         "rp_unknown": "  no entiendo {text!r}: {help}",
         "r_start": "Analizando la mano con todas las cartas a la vista: {n} jugadas, peso de los puntos {weight}, "
                    "como mucho {seconds:g} s cada una...",
-        "r_done": "Analizada en {seconds:.1f} s: {solved} de {n} jugadas resueltas.",
+        "r_done": "Analizada en {seconds:.1f} s: {solved} de {n} jugadas resueltas con exactitud, {estimated} estimadas "
+                  "(se acabó el tiempo del solver: órdenes del mazo sorteados, o las cotas que demostró).",
         "r_loss": "  análisis: pierde {loss:.3f}; mejor {best}",
         "r_best": "  análisis: una de las mejores jugadas (pierde 0)",
         "r_unsolved": "  análisis: sin resolver (se acabó el tiempo del solver)",
+        "r_estimate": " (estimación, ±{error:.3f})",
         "r_totals": "  análisis, pérdida total por jugador (en partidas, peso de los puntos {weight}): {totals}",
         "p_over": "Fin de la mano: el resultado está en el recuadro.",
         "p_waiting": "juega {who}",

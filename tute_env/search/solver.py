@@ -9,6 +9,7 @@
 >>> values = solver.action_values(state)      # (1, 47) float64, NaN where illegal
 >>> solver.value(state)                       # (1,): the best of them, for the seat to act
 >>> Solver("two_player", max_seconds=10.0)    # past 10 s a lane: SolverBudgetExceeded
+>>> low, high = Solver("partnership", max_seconds=1.0).action_bounds(state)  # or the bounds proven in 1 s
 
 **What it solves.** For each lane of a :class:`tute_env.engine.core.State`, the value of each legal
 action of the seat to act when every seat plays optimally and every card is known: the hands,
@@ -65,7 +66,10 @@ the first lead takes a fraction of a second at the median but seconds at the tai
 point weight, whose point difference counts to the last card), a two-player game once the
 stock is gone a millisecond or less, and a two-player game from the first lead with its long
 free stock phase (R4, R6) is out of reach (docs/solver_speed.md has the figures). ``max_nodes`` and ``max_seconds`` bound one lane's search: past them
-:class:`SolverBudgetExceeded` (a ``ValueError``) is raised instead of running on. Lanes are
+:class:`SolverBudgetExceeded` (a ``ValueError``) is raised instead of running on, or, with
+:meth:`Solver.action_bounds`, the bounds proven so far are returned (exact for the actions
+solved). ``same_deal=True`` keeps the transposition table from one call to the next for positions
+of one deal (the decisions of a recorded hand: :mod:`tute_env.search.analysis`). Lanes are
 solved one after the other, on one core. A finished lane has no action values and is refused
 (``ValueError``), as is anything that is not a State of the solver's rules
 (the core's state checks, ``state_misfit`` and ``check_state``).
@@ -760,41 +764,55 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
 
 
 @_hot
-def _mtdf(cfg, st, buf, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels):
+def _mtdf(cfg, st, buf, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels,
+          proven):
     """The exact value of lane ``root`` by MTD(f) from ``guess``: zero-window tests, then a full
-    window between the bounds after MTD_STEPS of them."""
+    window between the bounds after MTD_STEPS of them. ``proven`` (2,): the bounds the tests
+    proved (both the value when it is found; those of the finished tests when out of budget)."""
     lo, hi, g = -np.inf, np.inf, guess
     steps = 0
     while lo < hi:
         if steps == MTD_STEPS:
             g = _search(cfg, st, buf, root, np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf), ctx, fctx,
                         tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels)
+            if ctx[_EXCEEDED] == 0:
+                lo = hi = g
             break
         test = g if g > lo else np.nextafter(g, np.inf)  # is the value >= test?
         g = _search(cfg, st, buf, root, np.nextafter(test, -np.inf), test, ctx, fctx,
                     tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels)
         if ctx[_EXCEEDED] != 0:
-            return 0.0
+            break
         if g < test:
             hi = g
         else:
             lo = g
         steps += 1
-    return g
+    proven[0], proven[1] = lo, hi
+    return 0.0 if ctx[_EXCEEDED] != 0 else g
 
 
 @numba.njit(cache=True, error_model="numpy")  # allocates: reference counted
-def _solve_lane(cfg, st, buf, src, lane, want_actions, out, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores,
-                rep, fw, iw, keys, hashes, labels):
+def _solve_lane(cfg, st, buf, src, lane, want_actions, out, bounds, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves,
+                scores, rep, fw, iw, keys, hashes, labels):
     """Lane ``lane`` of the State arrays ``src``, copied into lane 0 of the stack: with
     ``want_actions``, the value of each legal action into ``out`` (47,), else the position's
-    value into ``out[0]``."""
+    value into ``out[0]``; values for the side ``ctx[_MAX_SIDE]`` (-1: the seat to act's).
+    ``bounds`` (2, 47): the lower and upper bounds proven on the same values (equal once
+    found; out of budget, the tests finished and, for an action not searched, the totals its
+    sides can still reach)."""
     _load_lane(st, src, lane)
     st.legal[0] = legal_set(cfg, st, 0)
-    ctx[_MAX_SIDE] = side_of(cfg, st.current[0])
+    if ctx[_MAX_SIDE] < 0:  # the values are the seat to act's unless the caller said whose
+        ctx[_MAX_SIDE] = side_of(cfg, st.current[0])
     hist[:] = 0
+    proven = np.empty(2, np.float64)
+    max_side, point_weight = ctx[_MAX_SIDE], fctx[_POINT_WEIGHT]
     if not want_actions:
-        out[0] = _mtdf(cfg, st, buf, 0, 0.0, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels)
+        out[0] = _mtdf(cfg, st, buf, 0, 0.0, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes,
+                       labels, proven)
+        low, high = _reachable_value_bounds(cfg, st, 0, max_side, point_weight)
+        bounds[0, 0], bounds[1, 0] = max(low, proven[0]), min(high, proven[1])
         return
     root_moves = np.empty(NUM_ACTIONS, np.int8)
     root_rep = np.full(NUM_ACTIONS, -1, np.int64)
@@ -803,13 +821,22 @@ def _solve_lane(cfg, st, buf, src, lane, want_actions, out, ctx, fctx, tt_key, t
     for k in range(count):
         action = root_moves[k]
         _make_child(cfg, st, buf, 0, action)
-        guess = _mtdf(cfg, st, buf, 1, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels)
-        if ctx[_EXCEEDED] != 0:
-            return
-        out[action] = guess
+        if st.done[1]:
+            low = high = _final_value(cfg, st, 1, max_side, point_weight)
+        else:
+            low, high = _reachable_value_bounds(cfg, st, 1, max_side, point_weight)
+        bounds[0, action], bounds[1, action] = low, high
+        if ctx[_EXCEEDED] != 0:  # out of budget: the bounds of the totals left
+            continue
+        guess = _mtdf(cfg, st, buf, 1, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys,
+                      hashes, labels, proven)
+        bounds[0, action], bounds[1, action] = max(low, proven[0]), min(high, proven[1])
+        if ctx[_EXCEEDED] == 0:
+            out[action] = guess
     for c in range(NUM_CARDS):
         if root_rep[c] >= 0 and (st.legal[0] >> U64(c)) & _ONE:
             out[c] = out[root_rep[c]]
+            bounds[0, c], bounds[1, c] = bounds[0, root_rep[c]], bounds[1, root_rep[c]]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -855,19 +882,40 @@ class Solver:
                         for f in dataclasses.fields(State)}
         self._table = None
         self._gen = 0
+        self._table_view = -1  # the side whose values the table's entries are (same_deal)
         self._ready = False  # the compiled search has run once (its compilation is not budgeted)
 
     def __repr__(self) -> str:
         return f"Solver({self.game!r}, point_weight={self.point_weight})"
 
     # ------------------------------------------------------------------------------------------
-    def action_values(self, state: State) -> np.ndarray:
-        """(B, 47) float64: each legal action's value for each lane's seat to act; NaN where illegal."""
-        return self._solve(state, want_actions=True)
+    def action_values(self, state: State, same_deal: bool = False) -> np.ndarray:
+        """(B, 47) float64: each legal action's value for each lane's seat to act; NaN where illegal.
 
-    def value(self, state: State) -> np.ndarray:
-        """(B,) float64: each lane's value for its seat to act (its best action's value)."""
-        return self._solve(state, want_actions=False)[:, 0]
+        ``same_deal``: every lane is a position of the deal of the previous call (the same
+        trump, stock order and point weight: e.g. the decisions of one recorded hand), so the
+        transposition table's entries are kept from call to call instead of forgotten (a later
+        position's proven bounds serve an earlier one's search). With two sides the searches are
+        then all made for side 0 and the values negated for side 1 (the game is zero-sum, bit for
+        bit), so the entries hold whoever is to act; with three, the table is kept while the
+        side to act stays the same."""
+        return self._solve(state, want_actions=True, same_deal=same_deal)[0]
+
+    def action_bounds(self, state: State, same_deal: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)``, each (B, 47) float64, NaN where illegal: bounds on each legal
+        action's value (as :meth:`action_values`) proven within the budget (``max_nodes``,
+        ``max_seconds``), never :class:`SolverBudgetExceeded`: ``low == high``, the exact value,
+        for every action solved; for the action whose search the budget cut, the bounds its
+        finished zero-window tests proved; for those not searched, the totals each side can
+        still reach. Without a budget it is :meth:`action_values` twice over."""
+        _, low, high = self._solve(state, want_actions=True, same_deal=same_deal, bounded=True)
+        return low, high
+
+    def value(self, state: State, side=None, same_deal: bool = False) -> np.ndarray:
+        """(B,) float64: each lane's value for its seat to act (its best action's value), or
+        for ``side`` (an int, or (B,) ints: the side whose value, whoever is to act; three
+        players: that side against the other two). ``same_deal``: as :meth:`action_values`."""
+        return self._solve(state, want_actions=False, side=side, same_deal=same_deal)[0][:, 0]
 
     # ------------------------------------------------------------------------------------------
     def _check(self, state: State) -> None:
@@ -895,13 +943,26 @@ class Solver:
                 return False
         return True
 
-    def _solve(self, state: State, want_actions: bool) -> np.ndarray:
+    def _solve(self, state: State, want_actions: bool, side=None, same_deal: bool = False, bounded: bool = False):
+        """(values, low, high), each (B, 47): the values (``want_actions``; else in column 0),
+        and the bounds proven on them; ``bounded``: a lane out of budget keeps its bounds
+        (NaN values) instead of raising SolverBudgetExceeded."""
         self._check(state)
         over = np.flatnonzero(state.done)
         if over.size:
             raise ValueError(f"game {over[0]} is over: a finished hand has no action to value")
         b = state.batch_size
+        sides = self.rules.num_sides
+        if side is not None:
+            side = np.broadcast_to(np.asarray(side), (b,))
+            if side.dtype.kind not in "iu" or ((side < 0) | (side >= sides)).any():
+                raise ValueError(f"side must be a side 0..{sides - 1} (or (B,) of them), got {side!r}")
+        to_act = self.rules.side_of(state.current.astype(np.int64))
+        flip = None
+        if same_deal and sides == 2 and side is None:  # one side's view for every search: the table holds
+            side, flip = np.zeros(b, np.int64), to_act != 0  # across seats; side 1's values are negated
         out = np.full((b, NUM_ACTIONS), np.nan)
+        bounds = np.full((b, 2, NUM_ACTIONS), np.nan)
         self.nodes = 0
         tables = self._tables()
         source = state.arrays()
@@ -909,26 +970,38 @@ class Solver:
             ctx, fctx = self._context()
             ctx[_NODE_LIMIT], ctx[_TIMED] = 1, 0
             _solve_lane(self.game._config, self._stack.arrays(), self._buf, source, 0, want_actions,
-                        np.full(NUM_ACTIONS, np.nan), ctx, fctx, *tables)
+                        np.full(NUM_ACTIONS, np.nan), np.full((2, NUM_ACTIONS), np.nan), ctx, fctx, *tables)
             self._ready = True
         for lane in range(b):
-            ctx, fctx = self._context()
-            _solve_lane(self.game._config, self._stack.arrays(), self._buf, source, lane, want_actions, out[lane], ctx, fctx,
-                        *tables)
+            whose = int(to_act[lane] if side is None else side[lane])
+            ctx, fctx = self._context(keep=same_deal and self._table_view == whose)
+            self._table_view = ctx[_MAX_SIDE] = whose
+            _solve_lane(self.game._config, self._stack.arrays(), self._buf, source, lane, want_actions, out[lane],
+                        bounds[lane], ctx, fctx, *tables)
             self.nodes += int(ctx[_NODES])
-            if ctx[_EXCEEDED]:
+            if ctx[_EXCEEDED] and not want_actions:
+                out[lane, 0] = np.nan
+            if ctx[_EXCEEDED] and not bounded:
                 budget = f"max_nodes={self.max_nodes}" if ctx[_EXCEEDED] == 1 else f"max_seconds={self.max_seconds}"
                 raise SolverBudgetExceeded(
                     f"budget exceeded: game {lane} not solved within {budget} ({int(ctx[_NODES])} positions searched)"
                 )
-        return out
+        low, high = bounds[:, 0], bounds[:, 1]
+        if flip is not None:
+            out[flip] = -out[flip]
+            low[flip], high[flip] = -high[flip], -low[flip]
+        return out, low, high
 
-    def _context(self):
-        self._gen += 1
+    def _context(self, keep: bool = False):
+        """A search's counters and settings: a new generation of the table (its entries
+        forgotten) unless ``keep``; the side of the values left to the search (-1)."""
+        if not keep:
+            self._gen += 1
         if self._gen >= 1 << 32:  # generations wrap: forget the table
             self._table = None
             self._gen = 1
         ctx = np.zeros(7, np.int64)
+        ctx[_MAX_SIDE] = -1
         ctx[_GEN] = self._gen
         ctx[_NODE_LIMIT] = self.max_nodes or 0
         ctx[_MERGE] = self.merge_equivalent

@@ -37,7 +37,7 @@ PAGE_WORDS: dict[str, dict[str, str]] = {
         "recap": "The match in {n} hands", "match_over": "Match over",
         "review": "Review", "reviewing": "Reviewing the hand with every card known (it takes a few seconds)…",
         "review_of": "Review of hand {n}: {players}", "loss": "loss {loss}", "best": "best {best}",
-        "best_move": "best move", "not_solved": "not solved",
+        "best_move": "best move", "not_solved": "not solved", "estimate": "estimate ±{error}",
         "review_totals": "Review (every card known, point weight {weight}): loss per seat: {totals}",
     },
     "es": {
@@ -74,7 +74,7 @@ PAGE_WORDS: dict[str, dict[str, str]] = {
         "recap": "La partida en {n} manos", "match_over": "Fin de la partida",
         "review": "Análisis", "reviewing": "Analizando la mano con todas las cartas a la vista (unos segundos)…",
         "review_of": "Análisis de la mano {n}: {players}", "loss": "pierde {loss}", "best": "mejor {best}",
-        "best_move": "la mejor", "not_solved": "sin resolver",
+        "best_move": "la mejor", "not_solved": "sin resolver", "estimate": "estimación ±{error}",
         "review_totals": "Análisis (todas las cartas a la vista, peso de los puntos {weight}): pérdida por jugador: {totals}",
     },
 }

@@ -44,11 +44,11 @@ from tute_env.engine.rules import PRESETS, Rules
 from tute_env.engine.scoring import Scoring
 from tute_env.play.records import Record, deal_at_start, finished_record, parse_records, replay
 from tute_env.play.seating import LEARNER, Seating
-from tute_env.search.analysis import analyze_record, seat_losses
+from tute_env.search.analysis import seat_losses
 from tute_play.narrate import describe_action, games_won, hand_summary, match_over_text, narrate, side_label
 from tute_play.words import LANGS, move_name, player_name, who, word
 
-from ..analyze import DEFAULT_POINT_WEIGHT
+from ..analyze import DEFAULT_POINT_WEIGHT, analyze
 from ..levels import LEVELS, NETWORK_LEVELS, make_bots
 
 #: How many games the server keeps; the least recently used is dropped beyond this.
@@ -505,22 +505,24 @@ def replay_of_text(text: str, lang: str = "en") -> dict:
 # ----------------------------------------------------------------------------------------------
 #: The point weight of a review's values: tute-analyze's default (the agents' training weight).
 REVIEW_POINT_WEIGHT = DEFAULT_POINT_WEIGHT
-#: The solver's time per decision in a review (seconds); a slower decision is "not solved".
+#: The exact solver's time per decision in a review (seconds); a slower decision is estimated.
 REVIEW_MAX_SECONDS = 3.0
 
 
 def review_of(record: dict) -> dict:
-    """A finished hand's review: for every move (in the record's order) its double-dummy loss
-    and the best move (:func:`tute_env.search.analysis.analyze_record`), and each seat's total loss.
+    """A finished hand's review: for every move (in the record's order) its loss and the best
+    move (:func:`tute_play.analyze.analyze`), ``kind`` ``"exact"`` (double dummy; ``solved``) or
+    ``"estimate"`` with its ``error``, and each seat's total loss.
     Slow (seconds): the server runs it off the event loop."""
     rec = Record.from_dict(record)
-    decisions = analyze_record(rec, point_weight=REVIEW_POINT_WEIGHT, max_seconds=REVIEW_MAX_SECONDS)
+    decisions = analyze(rec, point_weight=REVIEW_POINT_WEIGHT, max_seconds=REVIEW_MAX_SECONDS)
     return {
         "point_weight": REVIEW_POINT_WEIGHT,
         "max_seconds": REVIEW_MAX_SECONDS,
         "moves": [{"ply": d.ply, "seat": d.seat, "action": d.action_str, "solved": d.solved, "loss": d.loss,
-                   "best": d.best_str} for d in decisions],
+                   "best": d.best_str, "kind": d.kind, "error": d.error} for d in decisions],
         "solved": sum(d.solved for d in decisions),
+        "estimated": sum(d.kind == "estimate" for d in decisions),
         "totals": seat_losses(decisions, rec.rules.num_players),
     }
 

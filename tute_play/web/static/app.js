@@ -246,15 +246,16 @@ function log(text, cls, move) {
   $("log").prepend(li);
 }
 
-// A reviewed move's badge: its double-dummy loss and the best move, "best move", or "not solved".
+// A reviewed move's badge: its loss and the best move, "best move", or "not solved"; an estimate's error.
 function lossBadge(move) {
   const b = document.createElement("span");
-  const loss = move.solved ? move.loss : null;
+  const loss = move.loss ?? null;
   const grade = loss === null ? "unsolved" : loss <= 1e-9 ? "best" : loss < 0.25 ? "small" : "big";
   b.className = `loss-badge loss-${grade}`;
   b.dataset.loss = loss === null ? "" : String(loss);
   b.textContent = loss === null ? T("not_solved") : grade === "best" ? T("best_move")
     : `${T("loss", { loss: loss.toFixed(3) })} · ${T("best", { best: move.best })}`;
+  if (loss !== null && move.kind === "estimate") b.textContent += ` (${T("estimate", { error: move.error.toFixed(3) })})`;
   return b;
 }
 
