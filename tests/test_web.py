@@ -67,7 +67,21 @@ def test_page_and_options(client):
     assert [lv["name"] for lv in options["levels"]] == ["easy", "medium", "hard", "trained", "expert"]
     by_name = {lv["name"]: lv for lv in options["levels"]}
     assert by_name["expert"]["bot"] == "search" and by_name["expert"]["presets"] == by_name["trained"]["presets"]
+    assert by_name["expert"]["bots"] == {"two_player": "search+dds"} and by_name["hard"]["bots"] == {}
     assert by_name["hard"]["presets"] is None
+
+
+@pytest.mark.slow
+def test_the_expert_is_the_top_of_its_ladder(client):
+    """two_player's expert is search+dds (it beats search), partnership's search."""
+    from agents.search import SearchAgent, SearchDDSAgent
+
+    two = new_game(client, preset="two_player", level="expert")
+    assert two["bot"] == "search+dds" and two["labels"][1] == "search+dds"
+    assert isinstance(client.app.state.games.get(two["id"]).seating.policies[0], SearchDDSAgent)
+    four = new_game(client, preset="partnership", level="expert")
+    bot = client.app.state.games.get(four["id"]).seating.policies[0]
+    assert four["bot"] == "search" and type(bot) is SearchAgent
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

@@ -9,8 +9,9 @@ Levels: ``easy`` (the greedy bot: one ply, takes a trick with points cheaply), `
 (heuristic: counts cards, scores every card by its expected points), ``hard`` (pimc: searches
 over the deals consistent with what it has seen, about 0.05 s a move), ``trained`` (the shipped
 PPO agent) and ``expert`` (search: the same search over possible deals, played out by the
-shipped network and valued by its critic, a fraction of a second a move; the strongest in
-two_player, level with pimc in partnership), both offered for
+shipped network and valued by its critic, a fraction of a second a move; level with pimc in
+partnership; in two_player ``search+dds``, the search while the stock lasts and exact play once
+it is gone, the top of that ladder), both offered for
 the presets that have a shipped network; ``--opponent`` takes any agent spec instead (a name, a
 checkpoint, your own ``pkg.module:Name``: the grammar is :mod:`agents.registry`'s, docs/agents.md;
 in the partnership game your partner plays at the same level unless ``--partner`` says otherwise).
@@ -45,7 +46,7 @@ from tute_env.engine.rules import PRESETS, Rules, make_rules, parse_overrides
 from tute_env.play.records import RecordWriter
 from tute_env.search.analysis import MAX_SECONDS, POINT_WEIGHT
 
-from .levels import LEVEL_HELP, LEVELS, MOVES_HELP, NETWORK_LEVELS, make_bots, seat_specs
+from .levels import LEVEL_HELP, LEVELS, MOVES_HELP, NETWORK_LEVELS, level_spec, make_bots, seat_specs
 from .terminal import Console, Quit, choose_record, history_path, open_history, replay_hand, review_hand, run
 from .words import LANGS, word
 
@@ -161,7 +162,7 @@ def _game_rules(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Ru
 def _main_play(parser: argparse.ArgumentParser, args: argparse.Namespace, io: Console) -> int:
     """The terminal game against the bots, every hand saved to the history file or ``--record``."""
     rules = _game_rules(parser, args)
-    opponent = args.opponent or LEVELS[args.level]
+    opponent = args.opponent or level_spec(args.level, next((p for p in PRESETS if PRESETS[p] == rules), None))
     try:
         bots = make_bots(rules, args.seat, opponent, args.partner, seed=args.seed or 0)
     except (ValueError, MissingExtra) as err:  # a bad spec, an agent that cannot play these rules, or a

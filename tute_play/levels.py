@@ -12,13 +12,22 @@ from tute_env.engine.rules import Rules
 LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "pimc", "trained": "ppo", "expert": "search"}
 #: Levels played by a shipped network: offered only for the presets that have one.
 NETWORK_LEVELS = ("trained", "expert")
+#: A level's agent where a preset's ladder has another top: (level, preset) -> spec. In two_player,
+#: search+dds beats search, 0.516 [0.501, 0.530] on 1,500 held-out deals (docs/strength.md).
+PRESET_LEVELS = {("expert", "two_player"): "search+dds"}
 #: Each level, its agent and the agent's help (the registry's); ``{}``: the presets with a shipped network.
 LEVEL_HELP = "; ".join(f"{level} = {spec} ({kind_help(spec)})" for level, spec in LEVELS.items()) + \
-    " (trained and expert: presets {})"
+    " (trained and expert: presets {})" + "".join(f"; {level} in {preset}: {spec} ({kind_help(spec)})"
+                                              for (level, preset), spec in PRESET_LEVELS.items())
 #: How to type a move (the terminal game's help).
 MOVES_HELP = ("At your turn type a number from the list of legal moves, or the move: a card, face then suit "
               "(faces A 2 3 4 5 6 7 S C R, suits o c e b: Ao, 3c, Rb), sing-o .. sing-b, tute, exchange or pass. "
               "Commands: help, table, tricks, quit (or Ctrl-C).")
+
+
+def level_spec(level: str, preset: str | None) -> str:
+    """The agent spec of ``level`` in ``preset`` (None: rules of no preset)."""
+    return PRESET_LEVELS.get((level, preset), LEVELS[level])
 
 
 def seat_specs(rules: Rules, human: int, opponent: str, partner: str | None) -> list[str]:
@@ -45,15 +54,16 @@ def shared_net(rules: Rules):
 
 def make_level_agent(spec: str, rules: Rules, seed: int):
     """``make_agent(spec, rules, seed)``, the shipped network shared (:func:`shared_net`) for the
-    network levels' agents (``ppo``, ``search``)."""
+    network levels' agents (``ppo``, ``search``, ``search+dds``)."""
     if spec == "ppo":
         from agents.ppo import PPOAgent
 
         return PPOAgent(rules, seed=seed, net=shared_net(rules))
-    if spec == "search":
-        from agents.search import SearchAgent
+    if spec in ("search", "search+dds"):
+        from agents.search import SearchAgent, SearchDDSAgent
 
-        return SearchAgent(rules, seed=seed, net=shared_net(rules))
+        kind = SearchAgent if spec == "search" else SearchDDSAgent
+        return kind(rules, seed=seed, net=shared_net(rules))
     return make_agent(spec, rules, seed=seed)
 
 

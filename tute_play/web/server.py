@@ -56,7 +56,7 @@ from agents.base import shipped_presets
 from tute_env.engine.rules import PRESETS
 from tute_play.words import LANGS
 
-from ..levels import LEVELS, NETWORK_LEVELS
+from ..levels import LEVELS, NETWORK_LEVELS, PRESET_LEVELS
 from .page_words import PAGE_WORDS
 from .session import MAX_REPLAY_HANDS, BadRequest, Games, record_of_text, replay_of_text, replay_view, review_of
 
@@ -301,7 +301,8 @@ async def _options(request: Request) -> Response:
     return _ok({
         "presets": [{"name": name, "num_players": r.num_players, "hand_size": r.hand_size}
                     for name, r in PRESETS.items()],
-        "levels": [{"name": name, "bot": bot, "presets": shipped if name in NETWORK_LEVELS else None}
+        "levels": [{"name": name, "bot": bot, "presets": shipped if name in NETWORK_LEVELS else None,
+                    "bots": {p: spec for (lv, p), spec in PRESET_LEVELS.items() if lv == name}}
                    for name, bot in LEVELS.items()],
         "defaults": request.app.state.defaults,
         "preloaded": request.app.state.preloaded is not None,

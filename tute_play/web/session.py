@@ -49,7 +49,7 @@ from tute_play.narrate import describe_action, games_won, hand_summary, match_ov
 from tute_play.words import LANGS, move_name, player_name, who, word
 
 from ..analyze import DEFAULT_POINT_WEIGHT, analyze
-from ..levels import LEVELS, NETWORK_LEVELS, make_bots
+from ..levels import LEVELS, NETWORK_LEVELS, level_spec, make_bots
 
 #: How many games the server keeps; the least recently used is dropped beyond this.
 MAX_GAMES = 64
@@ -272,10 +272,10 @@ class WebGame:
         self.lock = threading.Lock()
         self.game = Game(rules)
         try:
-            bots = make_bots(rules, seat, LEVELS[level], None, seed)
+            bots = make_bots(rules, seat, level_spec(level, preset), None, seed)
         except MissingExtra as err:  # a network level on a server without torch
             raise BadRequest(str(err), 501) from None
-        self.labels = ["human" if x == seat else LEVELS[level] for x in range(rules.num_players)]
+        self.labels = ["human" if x == seat else level_spec(level, preset) for x in range(rules.num_players)]
         order = sorted(bots)
         self.seating = Seating(self.game, [bots[x] for x in order],
                            [LEARNER if x == seat else order.index(x) for x in range(rules.num_players)],
@@ -377,7 +377,7 @@ class WebGame:
             id=self.id,
             preset=self.preset,
             level=self.level,
-            bot=LEVELS[self.level],
+            bot=level_spec(self.level, self.preset),
             seat=self.seat,
             labels=self.labels,
             hand_number=len(self.records) + (0 if self.state.done[0] else 1),

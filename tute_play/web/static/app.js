@@ -492,10 +492,12 @@ function fillSeats() {
   const old = $("seat").value;
   $("seat").innerHTML = Array.from({ length: preset.num_players }, (_, k) => `<option value="${k}">${esc(playerName(k))}</option>`).join("");
   if (Number(old) < preset.num_players) $("seat").value = old;
-  // Levels played by a shipped network (trained, expert) only for the presets that have one.
+  // Levels played by a shipped network (trained, expert) only for the presets that have one; each
+  // level's bot as the preset has it (two_player's expert: search+dds).
   for (const opt of $("level").options) {
     const level = options.levels.find((l) => l.name === opt.value);
     opt.disabled = level.presets !== null && !level.presets.includes(preset.name);
+    opt.textContent = `${named("level_", level.name)} (${level.bots[preset.name] || level.bot})`;
   }
   if ($("level").selectedOptions[0]?.disabled) $("level").value = "medium";
 }
