@@ -54,7 +54,7 @@ from tute_lab.evaluation.ladder import (
     user_ladder_path,
     user_ratings,
 )
-from tute_lab.ray_cluster import check_ray_options, connect_ray
+from tute_lab.ray_cluster import check_ray_options, connect_workers
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -134,6 +134,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def ray_workers(args) -> int:
+    """Connected to Ray as ``--ray`` and ``--num-workers`` say: the tasks a deal set is split into."""
+    workers, startup = connect_workers(args.ray, args.num_workers)
+    print(f"ray: {args.ray}, {workers} workers, start-up {startup:.1f} s", file=sys.stderr)
+    return workers
+
+
 def ladder_main(parser: argparse.ArgumentParser, args) -> int:
     """``--ladder``: the standing table, or AGENT placed on it (and saved)."""
     try:
@@ -167,13 +174,7 @@ def ladder_main(parser: argparse.ArgumentParser, args) -> int:
             from agents.ppo import resolve_device  # torch only when a device is asked for
 
             resolve_device(args.device)
-        workers = None
-        if args.ray:
-            startup = connect_ray(args.ray, num_cpus=args.num_workers if args.ray == "local" else None)
-            import ray
-
-            workers = args.num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-            print(f"ray: {args.ray}, {workers} workers, start-up {startup:.1f} s", file=sys.stderr)
+        workers = ray_workers(args) if args.ray else None
         placement = run_ladder(data, args.ladder, args.pool, args.agent_seed, progress=not args.no_progress,
                                device=args.device, workers=workers)
     except (ValueError, MissingExtra) as err:
@@ -213,12 +214,7 @@ def run(args, rules: Rules) -> int:
     common = dict(num_deals=args.deals, seed_start=args.seed_start, batch_deals=args.batch_deals,
                   progress=not args.no_progress, record=args.record, device=args.device, agent_seed=args.agent_seed)
     if args.ray:
-        startup = connect_ray(args.ray, num_cpus=args.num_workers if args.ray == "local" else None)
-        import ray
-
-        workers = args.num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        common["workers"] = workers
-        print(f"ray: {args.ray}, {workers} workers, start-up {startup:.1f} s", file=sys.stderr)
+        common["workers"] = ray_workers(args)
     meta = {"preset": args.preset, "overrides": parse_overrides(args.overrides), "rules": dataclasses.asdict(rules),
             "date": datetime.datetime.now().isoformat(timespec="seconds")}
     if args.round_robin:

@@ -383,17 +383,14 @@ def main(argv=None) -> int:
         if not args.docs_only:
             workers = None
             if args.ray:
-                from tute_lab.ray_cluster import check_ray_options, connect_ray
+                from tute_lab.ray_cluster import check_ray_options, connect_workers
 
                 check_ray_options(args.ray, args.num_workers)
-                connect_ray(args.ray, num_cpus=args.num_workers if args.ray == "local" else None)
-                import ray
-
-                workers = args.num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+                workers, _ = connect_workers(args.ray, args.num_workers)
             play_missing(args.preset, args.pool, args.deals, args.chunk, workers, not args.no_progress)
         if not args.no_docs:
             write_docs()
-    except LadderError as err:
+    except ValueError as err:  # LadderError, Ray options
         print(f"bench.ladder: error: {err}", file=sys.stderr)
         return 2
     return 0
