@@ -38,6 +38,7 @@ from tute_lab.evaluation.ladder import (
     BOOTSTRAP_SAMPLES,
     LADDER_DEALS,
     MEMBERS,
+    RULE_POOL,
     POOLS,
     LadderData,
     LadderError,
@@ -194,24 +195,33 @@ def readme_table(ladders: dict[str, LadderData]) -> str:
             r = ratings[p].get(m)
             cells.append(_rating_cell(r) if r else ("not yet" if m in pool_agents(p, "full") else ""))
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    if any(data.missing("full") for data in ladders.values()):
+        lines += ["", "Until a preset's round robin is complete (docs/ladder.md lists what is missing), its figures "
+                  "move as the rest is played."]
     return "\n".join(lines)
 
 
 def _per_deal(p: LadderPairing) -> str:
-    return "" if not p.deals or math.isnan(p.seconds) else f"{p.seconds / p.deals:.2f}"
+    return "" if not p.deals or math.isnan(p.seconds) else f"{p.seconds / p.deals:.2g}"
 
 
 def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds >= 60 else f"{seconds:.1f} s"
 
 
-def member_cost(data: LadderData, member: str) -> float | None:
-    """Seconds a deal of ``member`` against the cheapest opponent it met (its own cost, about),
-    from the pool's data; None if it has met none."""
-    costs = [p.seconds / p.deals for p in data.pairings
-             if p.deals and not math.isnan(p.seconds) and member in (p.agent_a, p.agent_b)
-             and (p.agent_b == "random" or (member == "random" and p.agent_a == "greedy"))]
-    return min(costs) if costs else None
+def member_costs(data: LadderData) -> dict[str, float]:
+    """Each pool member's seconds a deal, at most, from the pool's times: its cheapest pairing
+    against a rule-based bot, else its cheapest pairing (the other member's moves included: an
+    upper bound). Members with no timed pairing are left out."""
+    timed = [(p.agent_a, p.agent_b, p.seconds / p.deals) for p in data.pairings
+             if p.deals and not math.isnan(p.seconds)]
+    costs = {}
+    for m in pool_agents(data.preset, "full"):
+        mine = [(b if a == m else a, t) for a, b, t in timed if m in (a, b)]
+        cheap = [t for other, t in mine if other in RULE_POOL]
+        if mine:
+            costs[m] = min(cheap or [t for _, t in mine])
+    return costs
 
 
 def preset_section(data: LadderData) -> list[str]:
@@ -233,7 +243,8 @@ def preset_section(data: LadderData) -> list[str]:
         p = data.get(a, b)
         if p is None or not p.deals:
             continue
-        lines.append(f"| {a} vs {b} | {p.deals:,} | {pairing_text(p)} | {p.seconds:,.0f} | {_per_deal(p)} | "
+        lines.append(f"| {a} vs {b} | {p.deals:,} | {pairing_text(p)} | {p.seconds:,.{0 if p.seconds >= 10 else 1}f} | "
+                     f"{_per_deal(p)} | "
                      f"{', '.join(p.dates)} |")
     missing = missing_lines(data)
     todo = [(a, b) for a, b, n in data.missing("full") if not n]
@@ -241,15 +252,15 @@ def preset_section(data: LadderData) -> list[str]:
         missing.append(f"pool pairings not played yet ({len(todo)}): " + ", ".join(f"{a} vs {b}" for a, b in todo))
     if missing:
         lines += ["", *(f"- {m}." for m in missing)]
-    costs = {m: member_cost(data, m) for m in pool_agents(preset, "full")}
-    known = {m: c for m, c in costs.items() if c is not None}
+    known = member_costs(data)
     rules = sum(known.get(m, 0.0) for m in pool_agents(preset, "rules"))
-    lines += ["", f"A newcomer's ladder here, on one core, beside its own moves: the rule-based pool "
-              f"{_minutes(rules * data.num_deals)}"]
     unknown = [m for m in pool_agents(preset, "full") if m not in known]
     full = sum(known.values()) * data.num_deals
-    lines[-1] += (f", the full pool {_minutes(full)} (half that on 2 cores with `--ray local`)" if not unknown else
-                  f"; the full pool {_minutes(full)} plus the share of {' and '.join(unknown)}, not measured yet") + "."
+    lines += ["", "A newcomer's ladder here, estimated from the pool's own times (one core, the newcomer's own "
+              "moves not counted; a member timed only against another costly one counted with it, so these are "
+              f"upper bounds): the rule-based pool {_minutes(rules * data.num_deals)}, the full pool "
+              f"{_minutes(full)}" + (f" plus the share of {' and '.join(unknown)}, not measured yet" if unknown else
+                                      " (about half that with `--ray local --num-workers 2`)") + "."]
     return lines
 
 

@@ -400,6 +400,8 @@ class Placement:
     agent_seed: int
     num_deals: int
     seed_start: int
+    unrated: list[str] = field(default_factory=list)
+    """Members of the pool asked for that the shipped data do not rate yet (not played)."""
 
     def to_json(self) -> dict:
         """An entry of a user's ladder file."""
@@ -416,6 +418,8 @@ class Placement:
                  f"rating {r.rating:.0f} [{r.low:.0f}, {r.high:.0f}], rank {r.rank} of {len(self.standing)}"]
         for p in self.pairings:
             lines.append(f"  vs {p.agent_b:<10} {pairing_text(p)}")
+        if self.unrated:
+            lines.append(f"  not played: {', '.join(self.unrated)} (not rated in the pool's data yet)")
         return "\n".join(lines)
 
 
@@ -501,12 +505,6 @@ def check_newcomer(data: LadderData, agent: Agent | str) -> str:
     return name
 
 
-def ladder_opponents(data: LadderData, pool: str = "rules") -> list[str]:
-    """The rated pool members of ``pool`` a newcomer plays."""
-    rated = {r.agent for r in pool_ratings(data)}
-    return [m for m in pool_agents(data.preset, pool) if m in rated]
-
-
 def run_ladder(data: LadderData, agent: Agent | str, pool: str = "rules", agent_seed: int | None = None,
                progress: bool = False, device: str = "cpu", workers: int | None = None,
                on_pairing: Callable[[LadderPairing], object] | None = None) -> Placement:
@@ -515,7 +513,8 @@ def run_ladder(data: LadderData, agent: Agent | str, pool: str = "rules", agent_
     as it ends."""
     name = check_newcomer(data, agent)
     standing = pool_ratings(data)
-    opponents = ladder_opponents(data, pool)
+    rated = {r.agent for r in standing}
+    opponents = [m for m in pool_agents(data.preset, pool) if m in rated]
     pairings = []
     for k, member in enumerate(opponents):
         result = play_pairing(data, agent, member, agent_seed=agent_seed, progress=progress, device=device,
@@ -523,7 +522,9 @@ def run_ladder(data: LadderData, agent: Agent | str, pool: str = "rules", agent_
         pairings.append(LadderPairing.of(result))
         if on_pairing is not None:
             on_pairing(pairings[-1])
-    return place(data, pairings, pool, agent_seed, standing)
+    placement = place(data, pairings, pool, agent_seed, standing)
+    placement.unrated = [m for m in pool_agents(data.preset, pool) if m not in opponents]
+    return placement
 
 
 # ----------------------------------------------------------------------------------------------
