@@ -8,9 +8,10 @@
 Plays every pool pairing not yet in the shipped data (``tute_lab/evaluation/ladder_data/<preset>.json``,
 :mod:`tute_lab.evaluation.ladder`), ``--chunk`` deals at a time, the data saved after each chunk:
 a killed run resumes at the first deal it had not saved, and says which pairings it skips because
-they are done. The cheap pool members come first across the presets (by the later member of a
-pairing, then its opponent from the anchor's end, then the preset), so a run stopped early has the
-rule-based ladder of every preset, and each new member's pairing with the anchor comes first. Where the
+they are done. The cheap pairings come first across the presets (by the costlier member's
+:data:`COST`, then the later member, its opponent from the anchor's end, the preset), so a run
+stopped early has the rule-based and ppo ladders of every preset, and each costly member's
+pairing with the anchor comes before its others. Where the
 project's earlier runs left per-deal scores of a pool pairing (``docs/data``, :data:`REUSE`),
 their first deals are played again and, if every figure is equal, the file's deals are taken
 instead of playing them. Then writes docs/ladder.md, docs/img/ladder_<preset>.png and the README's
@@ -70,6 +71,9 @@ REUSE = {
     ("two_player", "search", "ppo"): "search_two_player_vs_ppo.json",
 }
 REPLAY_CHECK = 3
+#: How costly a member's moves are, roughly (0: a fraction of a millisecond, ppo's network included;
+#: 1: search, milliseconds; 2: pimc, tens of ms; 3: dds, up to seconds): the cheap pairings come first.
+COST = {"random": 0, "greedy": 0, "heuristic": 0, "ppo": 0, "search": 1, "pimc": 2, "dds": 3}
 
 
 def log(msg: str) -> None:
@@ -88,8 +92,8 @@ def load_or_new(preset: str, deals: int | None) -> LadderData:
 
 
 def reuse(data: LadderData, a: str, b: str) -> None:
-    """A vs B's deals from an earlier run (:data:`REUSE`) added to the data, from the first deal the
-    data lack, if the next :data:`REPLAY_CHECK` deals played again now are equal to the file's
+    """A vs B's deals from an earlier run (:data:`REUSE`) as the pairing's first deals, if it has
+    none yet and the first :data:`REPLAY_CHECK` deals played again now are equal to the file's
     (else those deals played again are kept, and the file is not used)."""
     name = REUSE.get((data.preset, a, b))
     path = ROOT / "docs" / "data" / name if name else None
@@ -100,25 +104,22 @@ def reuse(data: LadderData, a: str, b: str) -> None:
     if ((source["agent_a"], source["agent_b"]) != (a, b) or source["seed_start"] != data.seed_start
             or d.get("agent_seed", data.agent_seed) != data.agent_seed):
         return
-    have = data.get(a, b)
-    done = 0 if have is None else have.deals
-    scores = np.asarray(source["deal_scores"], dtype=np.float64)[: data.num_deals]
-    if len(scores) <= done:
+    if data.get(a, b) is not None:  # begun already: from the file, or played here (the file did not replay)
         return
-    check = play_pairing(data, a, b, first=done, count=min(REPLAY_CHECK, len(scores) - done))
-    last = done + len(check.deal_scores) - 1
-    if not np.array_equal(check.deal_scores, scores[done: last + 1]):
-        log(f"[{data.preset}] {a} vs {b}: docs/data/{name} does not replay equal now (deals {done}-{last}): "
+    scores = np.asarray(source["deal_scores"], dtype=np.float64)[: data.num_deals]
+    check = play_pairing(data, a, b, count=min(REPLAY_CHECK, len(scores)))
+    last = len(check.deal_scores) - 1
+    if not np.array_equal(check.deal_scores, scores[: last + 1]):
+        log(f"[{data.preset}] {a} vs {b}: docs/data/{name} does not replay equal now (deals 0-{last}): "
             "not reused; the deals played again are kept")
         data.add(check)
     else:
-        log(f"[{data.preset}] {a} vs {b}: reused deals {done}-{len(scores) - 1} of docs/data/{name} "
-            f"(deals {done}-{last} played again: equal)")
-        seconds = source.get("seconds", math.nan) * (len(scores) - done) / len(source["deal_scores"])
-        pairing = have or LadderPairing(a, b, len(pairing_seatings(data.rules_obj)), np.zeros(0, np.int64))
-        pairing.extend(scores[done:], seconds, f"{(d.get('date') or 'earlier')[:10]} (docs/data/{name})")
-        if have is None:
-            data.pairings.append(pairing)
+        log(f"[{data.preset}] {a} vs {b}: reused deals 0-{len(scores) - 1} of docs/data/{name} "
+            f"(deals 0-{last} played again: equal)")
+        seconds = source.get("seconds", math.nan) * len(scores) / len(source["deal_scores"])
+        pairing = LadderPairing(a, b, len(pairing_seatings(data.rules_obj)), np.zeros(0, np.int64))
+        pairing.extend(scores, seconds, f"{(d.get('date') or 'earlier')[:10]} (docs/data/{name})")
+        data.pairings.append(pairing)
     data.save(shipped_path(data.preset))
 
 
@@ -129,7 +130,8 @@ def play_missing(presets: list[str], pool: str, deals: int | None, chunk: int, w
     ladders = {p: load_or_new(p, deals) for p in presets}
     members = list(MEMBERS)
     order = sorted(((p, a, b) for p in presets for a, b in pool_pairings(p, pool)),
-                   key=lambda x: (members.index(x[1]), -members.index(x[2]), presets.index(x[0])))
+                   key=lambda x: (max(COST[x[1]], COST[x[2]]), members.index(x[1]), -members.index(x[2]),
+                                  presets.index(x[0])))
     if order:  # numba's compiled rules loaded (or compiled) before any pairing is timed
         play_pairing(ladders[order[0][0]], "greedy", "random", count=1)
     for preset, a, b in order:  # first what earlier runs left: a few deals played again each

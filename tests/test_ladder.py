@@ -317,3 +317,31 @@ def test_the_regeneration_resumes_and_skips_what_is_done(tmp_path, monkeypatch, 
     assert [p.wins.tolist() for p in resumed.pairings] == [p.wins.tolist() for p in whole.pairings]
     with pytest.raises(LadderError, match="on 6 deals a pairing, not 9"):
         bench_ladder.play_missing(["corriente"], "rules", deals=9, chunk=4, workers=None, progress=False)
+
+
+def test_earlier_per_deal_scores_are_reused_only_when_they_replay_equal(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(ladder, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(bench_ladder, "ROOT", tmp_path)
+    (tmp_path / "docs" / "data").mkdir(parents=True)
+    monkeypatch.setattr(bench_ladder, "REUSE", {("corriente", "heuristic", "random"): "earlier.json",
+                                                ("corriente", "heuristic", "greedy"): "altered.json"})
+    code = evaluate.main(["heuristic", "random", "--preset", "corriente", "--deals", "12", "--deal-scores",
+                          "--json", str(tmp_path / "docs" / "data" / "earlier.json"), "--no-progress"])
+    assert code == 0
+    earlier = json.loads((tmp_path / "docs" / "data" / "earlier.json").read_text())["pairings"][0]["deal_scores"]
+    assert evaluate.main(["heuristic", "greedy", "--preset", "corriente", "--deals", "12", "--deal-scores",
+                          "--json", str(tmp_path / "docs" / "data" / "altered.json"), "--no-progress"]) == 0
+    altered = json.loads((tmp_path / "docs" / "data" / "altered.json").read_text())
+    altered["pairings"][0]["deal_scores"][1] = 1 - altered["pairings"][0]["deal_scores"][1] + 0.5  # one deal off
+    (tmp_path / "docs" / "data" / "altered.json").write_text(json.dumps(altered))
+    capsys.readouterr()
+    bench_ladder.play_missing(["corriente"], "rules", deals=10, chunk=4, workers=None, progress=False)
+    out = capsys.readouterr().out
+    assert "heuristic vs random: reused deals 0-9 of docs/data/earlier.json (deals 0-2 played again: equal)" in out
+    assert "heuristic vs greedy: docs/data/altered.json does not replay equal now (deals 0-2)" in out
+    data = load_ladder("corriente", tmp_path / "corriente.json")
+    assert data.get("heuristic", "random").scores.tolist() == earlier[:10]
+    assert "(docs/data/earlier.json)" in data.get("heuristic", "random").dates[0]
+    # The altered file is not used: its pairing is played, from the three deals played again on.
+    assert "heuristic vs greedy: 3 of 10 deals done, resuming at deal 3" in out
+    assert data.get("heuristic", "greedy").scores.tolist() != altered["pairings"][0]["deal_scores"][:10]
