@@ -147,16 +147,17 @@ def play_missing(presets: list[str], pool: str, deals: int | None, chunk: int, w
             log(f"[{preset}] {a} vs {b}: {done} of {data.num_deals} deals done, resuming at deal {done}")
         while done < data.num_deals:
             count = min(chunk, data.num_deals - done)
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             result = play_pairing(data, a, b, first=done, count=count, progress=progress, workers=workers,
                                   desc=f"[{preset}] {a} vs {b} deals {done}-{done + count - 1}")
             result.seconds = time.perf_counter() - start
-            pairing = data.add(result)
+            pairing = data.add(result, None if workers else time.process_time() - cpu)
             data.save(shipped_path(preset))
             done = pairing.deals
             if result.seconds >= 5 or done == data.num_deals:
                 log(f"[{preset}] {a} vs {b}: deals {done - count}-{done - 1} in {result.seconds:.0f} s "
-                    f"({result.seconds / count:.2f} s a deal); {pairing.win_rate:.3f} over {done} deals")
+                    f"({result.seconds / count:.2f} s a deal, CPU {(time.process_time() - cpu) / count:.2f} s); "
+                    f"{pairing.win_rate:.3f} over {done} deals")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -203,8 +204,26 @@ def readme_table(ladders: dict[str, LadderData]) -> str:
     return "\n".join(lines)
 
 
+def _num(x: float | None) -> str:
+    """Seconds for a table: whole above 100, one decimal above 1, else two significant digits."""
+    if x is None or math.isnan(x):
+        return ""
+    return f"{x:,.0f}" if x >= 100 else f"{x:.1f}" if x >= 1 else f"{x:.2g}"
+
+
 def _per_deal(p: LadderPairing) -> str:
-    return "" if not p.deals or math.isnan(p.seconds) else f"{p.seconds / p.deals:.2g}"
+    return _num(p.seconds / p.deals if p.deals else None)
+
+
+def _cpu_per_deal(p: LadderPairing) -> float | None:
+    """CPU seconds a deal, where measured (the cost on a core of its own)."""
+    return p.cpu_seconds / p.cpu_deals if p.cpu_deals else None
+
+
+def _cost(p: LadderPairing) -> float | None:
+    """Seconds a deal: CPU time where measured, else wall time (an upper bound on a shared machine)."""
+    cpu = _cpu_per_deal(p)
+    return cpu if cpu is not None else (None if not p.deals or math.isnan(p.seconds) else p.seconds / p.deals)
 
 
 def _minutes(seconds: float) -> str:
@@ -212,11 +231,10 @@ def _minutes(seconds: float) -> str:
 
 
 def member_costs(data: LadderData) -> dict[str, float]:
-    """Each pool member's seconds a deal, at most, from the pool's times: its cheapest pairing
-    against a rule-based bot, else its cheapest pairing (the other member's moves included: an
-    upper bound). Members with no timed pairing are left out."""
-    timed = [(p.agent_a, p.agent_b, p.seconds / p.deals) for p in data.pairings
-             if p.deals and not math.isnan(p.seconds)]
+    """Each pool member's seconds a deal, at most, from the pool's times (:func:`_cost`): its
+    cheapest pairing against a rule-based bot, else its cheapest pairing (the other member's moves
+    included: an upper bound). Members with no timed pairing are left out."""
+    timed = [(p.agent_a, p.agent_b, _cost(p)) for p in data.pairings if _cost(p) is not None]
     costs = {}
     for m in pool_agents(data.preset, "full"):
         mine = [(b if a == m else a, t) for a, b, t in timed if m in (a, b)]
@@ -240,13 +258,14 @@ def preset_section(data: LadderData) -> list[str]:
         played = sum(p.deals for p in data.pairings if r.agent in (p.agent_a, p.agent_b))
         interval = "(anchor)" if r.agent == ANCHOR_AGENT else f"[{r.low:.0f}, {r.high:.0f}]"
         lines.append(f"| {r.rank} | {r.agent} | {r.rating:.0f} | {interval} | {played:,} |")
-    lines += ["", "| pairing | deals | win rate [95% CI] | seconds | s a deal | played |", "|---|---:|---|---:|---:|---|"]
+    lines += ["", "| pairing | deals | win rate [95% CI] | seconds | s a deal | CPU s a deal | played |",
+              "|---|---:|---|---:|---:|---:|---|"]
     for a, b in pool_pairings(preset, "full"):
         p = data.get(a, b)
         if p is None or not p.deals:
             continue
-        lines.append(f"| {a} vs {b} | {p.deals:,} | {pairing_text(p)} | {p.seconds:,.{0 if p.seconds >= 10 else 1}f} | "
-                     f"{_per_deal(p)} | "
+        lines.append(f"| {a} vs {b} | {p.deals:,} | {pairing_text(p)} | {_num(p.seconds)} | "
+                     f"{_per_deal(p)} | {_num(_cpu_per_deal(p))} | "
                      f"{', '.join(p.dates)} |")
     missing = missing_lines(data)
     todo = [(a, b) for a, b, n in data.missing("full") if not n]
@@ -258,9 +277,11 @@ def preset_section(data: LadderData) -> list[str]:
     rules = sum(known.get(m, 0.0) for m in pool_agents(preset, "rules"))
     unknown = [m for m in pool_agents(preset, "full") if m not in known]
     full = sum(known.values()) * data.num_deals
-    lines += ["", "A newcomer's ladder here, estimated from the pool's own times (one core, the newcomer's own "
-              "moves not counted; a member timed only against another costly one counted with it, so these are "
-              f"upper bounds): the rule-based pool {_minutes(rules * data.num_deals)}, the full pool "
+    lines += ["", "A newcomer's ladder here, estimated from the pool's own times (one core: CPU seconds where "
+              "measured, else wall time; a member timed only "
+              "against another costly one counted with it, so these are upper bounds), the newcomer's own moves "
+              "apart (a newcomer as slow as pimc adds pimc's seconds a deal to each pairing): the rule-based "
+              f"pool {_minutes(rules * data.num_deals)}, the full pool "
               f"{_minutes(full)}" + (f" plus the share of {' and '.join(unknown)}, not measured yet" if unknown else
                                       " (about half that with `--ray local --num-workers 2`)") + "."]
     return lines
@@ -283,7 +304,7 @@ def page(ladders: dict[str, LadderData]) -> str:
         "",
         "```bash",
         "tute-evaluate --ladder --preset two_player                  # the standing table",
-        "tute-evaluate --ladder yourmod:YourAgent --preset two_player # placed against random, greedy, heuristic (minutes)",
+        "tute-evaluate --ladder yourmod:YourAgent --preset two_player # placed against random, greedy, heuristic",
         "tute-evaluate --ladder yourmod:YourAgent --pool full --ray local --num-workers 2 --save",
         "                                                            # the whole pool; kept in your ladder file",
         "```",
@@ -325,8 +346,10 @@ def page(ladders: dict[str, LadderData]) -> str:
         "",
         readme_table(ladders),
         "",
-        (f"Times are seconds on {'; '.join(machines)}, shared with other jobs (a chunk's wall time while"
-         " the machine's other core, and at times this one, ran other work): upper bounds."),
+        (f"Times: seconds on {'; '.join(machines)}. The machine was shared with other jobs (a load of"
+         " up to 10 on its 2 cores), so a pairing's wall time is an upper bound; the process's CPU time a deal"
+         " (\"CPU s a deal\", where measured) is what a deal costs on a core of its own. Pairings reused from"
+         " earlier runs keep those runs' wall times."),
         "",
     ]
     for data in ladders.values():

@@ -305,6 +305,7 @@ def test_the_regeneration_resumes_and_skips_what_is_done(tmp_path, monkeypatch, 
     assert "skip" not in first
     whole = load_ladder("corriente", tmp_path / "corriente.json")
     assert not whole.missing("rules") and all(p.deals == 6 for p in whole.pairings)
+    assert all(p.cpu_deals == 6 and p.cpu_seconds > 0 and p.seconds > 0 for p in whole.pairings)
     # A run killed after one chunk of a pairing: the next resumes at its first missing deal.
     cut = load_ladder("corriente", tmp_path / "corriente.json")
     cut.get("heuristic", "random").wins = cut.get("heuristic", "random").wins[:4]

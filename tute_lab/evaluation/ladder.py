@@ -10,7 +10,7 @@ agent placed on that scale without moving it (``tute-evaluate --ladder AGENT``; 
   every pairing with ``agent_seed`` = the first seed (:func:`~tute_lab.evaluation.evaluate_pairing`:
   the first agent draws from it, the second from it + 1). A newcomer plays the same deals, first.
 * **The data** (:class:`LadderData`): per pairing, the seatings A won on each deal (a digit a
-  deal), the seconds played and the dates; shipped
+  deal), the seconds played (wall and CPU) and the dates; shipped
   in ``tute_lab/evaluation/ladder_data/<preset>.json`` (:func:`shipped_path`). A pairing may be
   played in chunks of deals (the keyed streams make them one run's numbers), so a long round robin
   resumes where it stopped.
@@ -122,9 +122,13 @@ class LadderPairing:
     wins: np.ndarray
     """(deals,) int: seatings of the deal A's side won (0 .. seatings)."""
     seconds: float = 0.0
-    """Time played, all chunks."""
+    """Time played, all chunks (wall time)."""
     dates: list[str] = field(default_factory=list)
     """The days its deals were played."""
+    cpu_seconds: float = 0.0
+    cpu_deals: int = 0
+    """The process's CPU time over the deals it was measured on (played here, without Ray): what
+    a deal costs on a core of its own, whatever else the machine runs."""
 
     @property
     def deals(self) -> int:
@@ -144,14 +148,18 @@ class LadderPairing:
         mean, half = mean_ci(self.scores)
         return (None, None) if half is None else (mean - half, mean + half)
 
-    def extend(self, scores: np.ndarray, seconds: float = 0.0, date: str | None = None) -> None:
+    def extend(self, scores: np.ndarray, seconds: float = 0.0, date: str | None = None,
+               cpu_seconds: float | None = None) -> None:
         """Add the next deals' scores (A's score on each of the deals that follow these), the
-        seconds they took and when they were played (default: today)."""
+        seconds they took, when they were played (default: today) and their CPU time (if known)."""
         wins = np.rint(np.asarray(scores, dtype=np.float64) * self.seatings)
         if not np.allclose(wins, np.asarray(scores) * self.seatings):
             raise LadderError(f"{self.agent_a} vs {self.agent_b}: scores that are not seatings won out of {self.seatings}")
         self.wins = np.concatenate([self.wins, wins.astype(np.int64)])
         self.seconds += seconds
+        if cpu_seconds is not None:
+            self.cpu_seconds += cpu_seconds
+            self.cpu_deals += len(wins)
         date = date or _today()
         if date not in self.dates:
             self.dates.append(date)
@@ -164,7 +172,8 @@ class LadderPairing:
 
     def to_json(self) -> dict:
         return {"agent_a": self.agent_a, "agent_b": self.agent_b, "seatings": self.seatings, "deals": self.deals,
-                "win_rate": round(self.win_rate, 6), "seconds": round(self.seconds, 1),
+                "win_rate": round(self.win_rate, 6), "seconds": round(self.seconds, 3),
+                "cpu_seconds": round(self.cpu_seconds, 3), "cpu_deals": self.cpu_deals,
                 "dates": self.dates, "wins": "".join(str(int(x)) for x in self.wins)}
 
     @classmethod
@@ -172,7 +181,8 @@ class LadderPairing:
         wins = np.array([int(c) for c in d["wins"]], dtype=np.int64)
         if len(wins) != d["deals"] or (wins > d["seatings"]).any():
             raise LadderError(f"{d['agent_a']} vs {d['agent_b']}: its wins do not fit its deals and seatings")
-        return cls(d["agent_a"], d["agent_b"], d["seatings"], wins, d["seconds"], list(d["dates"]))
+        return cls(d["agent_a"], d["agent_b"], d["seatings"], wins, d["seconds"], list(d["dates"]),
+                   d.get("cpu_seconds", 0.0), d.get("cpu_deals", 0))
 
 
 @dataclass
@@ -218,16 +228,16 @@ class LadderData:
         played = {x for p in self.pairings if p.deals for x in (p.agent_a, p.agent_b)}
         return [m for m in pool_agents(self.preset, "full") if m in played]
 
-    def add(self, result: PairingResult) -> LadderPairing:
-        """A chunk of a pool pairing, on the deals that follow the ones already here."""
+    def add(self, result: PairingResult, cpu_seconds: float | None = None) -> LadderPairing:
+        """A chunk of a pool pairing, on the deals that follow the ones already here (``cpu_seconds``:
+        the process's CPU time for it, if measured)."""
         p = self.get(result.agent_a, result.agent_b)
         if p is None:
-            p = LadderPairing.of(result)
+            p = LadderPairing(result.agent_a, result.agent_b, result.seatings, np.zeros(0, dtype=np.int64))
             self.pairings.append(p)
         elif result.seatings != p.seatings:
             raise LadderError(f"{result.agent_a} vs {result.agent_b}: {result.seatings} seatings, not {p.seatings}")
-        else:
-            p.extend(result.deal_scores, result.seconds)
+        p.extend(result.deal_scores, result.seconds, cpu_seconds=cpu_seconds)
         return p
 
     def to_json(self) -> dict:
