@@ -138,6 +138,11 @@ def test_the_bootstrap_is_deterministic_and_a_partial_pairing_counts_its_deals()
     assert partial.missing("full")[:1] == [("pimc", "heuristic", 80)]
     ratings = {r.agent: r for r in pool_ratings(partial)}
     assert ratings["pimc"].low <= ratings["pimc"].rating <= ratings["pimc"].high
+    # Fewer than 30 deals say too little: such a pairing does not rate its agent yet.
+    for q in partial.pairings:
+        if "pimc" in (q.agent_a, q.agent_b):
+            q.wins = q.wins[:29]
+    assert "pimc" not in {r.agent for r in pool_ratings(partial)} and "pimc" not in partial.members()
 
 
 def test_pairings_are_saved_and_loaded(tmp_path):
@@ -165,11 +170,11 @@ def test_the_pool_of_each_preset():
 # ----------------------------------------------------------------------------------------------
 @pytest.fixture
 def tiny(tmp_path, monkeypatch):
-    """A rule-based ladder of two_player on 8 deals, as the shipped data (in a temporary folder)."""
+    """A rule-based ladder of two_player on 30 deals, as the shipped data (in a temporary folder)."""
     monkeypatch.setattr(ladder, "DATA_DIR", tmp_path / "ladder_data")
     monkeypatch.setattr(evaluate, "DATA_DIR", tmp_path / "ladder_data")
     (tmp_path / "ladder_data").mkdir()
-    data = LadderData.new("two_player", 8)
+    data = LadderData.new("two_player", 30)
     for a, b in pool_pairings("two_player", "rules"):
         data.add(play_pairing(data, a, b))
     data.save(ladder.shipped_path("two_player"))

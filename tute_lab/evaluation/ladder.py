@@ -46,7 +46,7 @@ from tute_env.play.records import user_data_dir
 
 from .deals import HELD_OUT_SEED_START
 from .playing import agent_label, evaluate_pairing, mean_ci
-from .results import PairingResult
+from .results import MIN_DEALS_FOR_CI, PairingResult
 
 FORMAT = "tute-ladder/1"
 """The shipped pool data's format."""
@@ -224,8 +224,10 @@ class LadderData:
         return out
 
     def members(self) -> list[str]:
-        """The pool members rated from these data: those with deals played, in the pool's order."""
-        played = {x for p in self.pairings if p.deals for x in (p.agent_a, p.agent_b)}
+        """The pool members rated from these data: those with a pairing of at least
+        :data:`~tute_lab.evaluation.results.MIN_DEALS_FOR_CI` deals (fewer say too little: a few
+        deals that each split their seatings would tie two agents with no doubt), in the pool's order."""
+        played = {x for p in self.pairings if p.deals >= MIN_DEALS_FOR_CI for x in (p.agent_a, p.agent_b)}
         return [m for m in pool_agents(self.preset, "full") if m in played]
 
     def add(self, result: PairingResult, cpu_seconds: float | None = None) -> LadderPairing:
@@ -370,20 +372,21 @@ def _connected(members: list[str], pairings: Sequence[LadderPairing]) -> list[st
     while grew:
         grew = False
         for p in pairings:
-            if p.deals and (p.agent_a in linked) != (p.agent_b in linked):
+            if p.deals >= MIN_DEALS_FOR_CI and (p.agent_a in linked) != (p.agent_b in linked):
                 linked |= {p.agent_a, p.agent_b}
                 grew = True
     return [m for m in members if m in linked]
 
 
 def pool_ratings(data: LadderData) -> list[Rating]:
-    """The pool's ratings, best first: the fit on every pairing played (a partial one on its
-    deals so far), the anchor held; intervals from the bootstrap over deals."""
+    """The pool's ratings, best first: the fit on every pairing played on at least
+    :data:`~tute_lab.evaluation.results.MIN_DEALS_FOR_CI` deals (a partial one on its deals so far),
+    the anchor held; intervals from the bootstrap over deals."""
     members = _connected(data.members(), data.pairings)
     if not members:
         return []
     index = {m: i for i, m in enumerate(members)}
-    used = [p for p in data.pairings if p.deals and p.agent_a in index and p.agent_b in index]
+    used = [p for p in data.pairings if p.deals >= MIN_DEALS_FOR_CI and p.agent_a in index and p.agent_b in index]
     pairs = np.array([[index[p.agent_a], index[p.agent_b]] for p in used], dtype=np.intp).reshape(-1, 2)
     fixed = {index[ANCHOR_AGENT]: ANCHOR_RATING}
     point = fit_ratings(len(members), pairs, [p.deals for p in used], [p.win_rate for p in used], fixed)
