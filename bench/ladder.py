@@ -430,6 +430,10 @@ def main(argv=None) -> int:
     except ValueError as err:  # LadderError, Ray options
         print(f"bench.ladder: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("bench.ladder: stopped; every chunk played so far is saved: run it again to resume "
+              "(then the docs are written)", file=sys.stderr)
+        return 130
     return 0
 
 
