@@ -76,8 +76,8 @@ class LadderError(ValueError):
 
 
 def pool_agents(preset: str, pool: str = "full") -> list[str]:
-    """The pool of ``preset``, weakest first by design: the rule-based bots (``pool="rules"``), then
-    pimc and dds, and ppo and search where the preset has a shipped network (``pool="full"``)."""
+    """The pool of ``preset``: the rule-based bots (``pool="rules"``), then pimc and dds, and ppo and
+    search where the preset has a shipped network (``pool="full"``)."""
     if pool not in POOLS:
         raise LadderError(f"unknown pool {pool!r}: {' or '.join(POOLS)}")
     members = list(RULE_POOL)
@@ -89,9 +89,8 @@ def pool_agents(preset: str, pool: str = "full") -> list[str]:
 
 
 def pool_pairings(preset: str, pool: str = "full") -> list[tuple[str, str]]:
-    """Every pairing of the pool, the later member first, in the order they are played: by the
-    later member (cheap pool members first), then the earlier from the anchor's end (``pimc`` meets
-    ``heuristic`` first)."""
+    """Every pairing of the pool, the later member first (``pimc`` vs ``heuristic``), listed by the
+    later member, then the earlier from the anchor's end."""
     members = pool_agents(preset, pool)
     return [(members[i], members[j]) for i in range(len(members)) for j in reversed(range(i))]
 
