@@ -170,10 +170,7 @@ def ladder_main(parser: argparse.ArgumentParser, args) -> int:
             return 0
         check_spec(args.ladder)
         check_newcomer(data, args.ladder)
-        if args.device != "cpu":
-            from agents.ppo import resolve_device  # torch only when a device is asked for
-
-            resolve_device(args.device)
+        check_device(args.device)
         workers = ray_workers(args) if args.ray else None
         placement = run_ladder(data, args.ladder, args.pool, args.agent_seed, progress=not args.no_progress,
                                device=args.device, workers=workers)
@@ -189,6 +186,14 @@ def ladder_main(parser: argparse.ArgumentParser, args) -> int:
     return 0
 
 
+def check_device(device: str) -> None:
+    """``--device`` other than cpu, checked (torch only when a device is asked for)."""
+    if device != "cpu":
+        from agents.ppo import resolve_device
+
+        resolve_device(device)
+
+
 def check_arguments(args, rules: Rules) -> None:
     """What can be checked before any game is played: counts, the mode, the output paths."""
     for name in ("deals", "batch_deals"):
@@ -199,10 +204,7 @@ def check_arguments(args, rules: Rules) -> None:
         raise ValueError("--record writes locally only: not with --ray")
     if args.deal_scores and not args.json:
         raise ValueError("--deal-scores adds to the --json file: give --json PATH too")
-    if args.device != "cpu":
-        from agents.ppo import resolve_device  # torch only when a device is asked for
-
-        resolve_device(args.device)
+    check_device(args.device)
     if args.teams and not rules.partnerships:
         raise ValueError(f"--teams needs the four-player partnership game, not {args.preset}")
     for option in ("json", "csv", "plot", "record"):
