@@ -8,10 +8,11 @@
 Plays every pool pairing not yet in the shipped data (``tute_lab/evaluation/ladder_data/<preset>.json``,
 :mod:`tute_lab.evaluation.ladder`), ``--chunk`` deals at a time, the data saved after each chunk:
 a killed run resumes at the first deal it had not saved, and says which pairings it skips because
-they are done. The cheap pairings come first across the presets (by the costlier member's
-:data:`COST`, then the later member, its opponent from the anchor's end, the preset), so a run
-stopped early has the rule-based and ppo ladders of every preset, and each costly member's
-pairing with the anchor comes before its others. Where the
+they are done. The order puts first what rates the most for the time: the cheap pairings and
+every member's pairing with the anchor, across the presets, then the rest; each part cheapest
+first (by the costlier member's :data:`COST`, then the later member, its opponent from the
+anchor's end, the preset). A run stopped early has the rule-based ladder of every preset and as
+many members rated in each as it had time for. Where the
 project's earlier runs left per-deal scores of a pool pairing (``docs/data``, :data:`REUSE`),
 their first deals are played again and, if every figure is equal, the file's deals are taken
 instead of playing them. Then writes docs/ladder.md, docs/img/ladder_<preset>.png and the README's
@@ -130,7 +131,8 @@ def play_missing(presets: list[str], pool: str, deals: int | None, chunk: int, w
     ladders = {p: load_or_new(p, deals) for p in presets}
     members = list(MEMBERS)
     order = sorted(((p, a, b) for p in presets for a, b in pool_pairings(p, pool)),
-                   key=lambda x: (max(COST[x[1]], COST[x[2]]), members.index(x[1]), -members.index(x[2]),
+                   key=lambda x: (max(COST[x[1]], COST[x[2]]) > 0 and x[2] != ANCHOR_AGENT,
+                                  max(COST[x[1]], COST[x[2]]), members.index(x[1]), -members.index(x[2]),
                                   presets.index(x[0])))
     if order:  # numba's compiled rules loaded (or compiled) before any pairing is timed
         play_pairing(ladders[order[0][0]], "greedy", "random", count=1)
