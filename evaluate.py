@@ -71,8 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the standing ladder of --preset (docs/ladder.md): alone, its table; with AGENT, AGENT "
                              "played against the pool on the pool's deals and placed on its scale")
     parser.add_argument("--pool", choices=POOLS, default="rules",
-                        help="with --ladder AGENT: the rule-based pool members only (default, minutes) or the full "
-                             "pool (pimc, dds, and ppo and search where the preset has them: about an hour on 2 cores)")
+                        help="with --ladder AGENT: the rule-based pool members only (the default: quick, beside "
+                             "AGENT's own time) or the full pool (pimc, dds, and ppo and search where the preset has "
+                             "them: about an hour on 2 cores with --ray local)")
     parser.add_argument("--save", nargs="?", const="", default=None, metavar="PATH",
                         help=f"with --ladder AGENT: add the result to a ladder file of yours (default "
                              f"{user_ladder_path()}), which --ladder alone then lists too")
