@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from tute_env.engine.rules import PRESETS
-from tute_lab.evaluation import pairing_seatings
+from tute_lab.evaluation import MIN_DEALS_FOR_CI, pairing_seatings
 from tute_lab.evaluation.ladder import (
     ANCHOR_AGENT,
     ANCHOR_RATING,
@@ -235,8 +235,9 @@ def _minutes(seconds: float) -> str:
 def member_costs(data: LadderData) -> dict[str, float]:
     """Each pool member's seconds a deal, at most, from the pool's times (:func:`_cost`): its
     cheapest pairing against a rule-based bot, else its cheapest pairing (the other member's moves
-    included: an upper bound). Members with no timed pairing are left out."""
-    timed = [(p.agent_a, p.agent_b, _cost(p)) for p in data.pairings if _cost(p) is not None]
+    included: an upper bound). Members with no timed pairing of 30 deals or more are left out."""
+    timed = [(p.agent_a, p.agent_b, _cost(p)) for p in data.pairings
+             if p.deals >= MIN_DEALS_FOR_CI and _cost(p) is not None]
     costs = {}
     for m in pool_agents(data.preset, "full"):
         mine = [(b if a == m else a, t) for a, b, t in timed if m in (a, b)]
