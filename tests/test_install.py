@@ -100,6 +100,8 @@ print("top-level", importlib.util.find_spec("train"), importlib.util.find_spec("
     plain = without_train_extra(tmp_path / "plain", env)
     out = run(["tute-evaluate", "heuristic", "greedy", "--preset", "two_player", "--deals", "4"], work, plain)
     assert "heuristic vs greedy: win rate" in out
+    out = run(["tute-evaluate", "--ladder", "--preset", "two_player"], work, plain)  # the ladder's package data
+    assert "two_player ladder" in out and "(anchor)" in out
     for command in (["tute-train", "--config", ROOT / "configs" / "smoke.yaml"], ["tute-evaluate", "ppo", "greedy"],
                     ["tute-play", "--level", "expert", "--preset", "two_player"]):
         proc = subprocess.run([str(a) for a in command], cwd=work, env=plain, capture_output=True, text=True,

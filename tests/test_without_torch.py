@@ -133,6 +133,9 @@ def test_a_rule_based_evaluation_runs_without_the_extra(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "heuristic vs greedy: win rate" in proc.stdout
+    proc = subprocess.run([sys.executable, "evaluate.py", "--ladder", "--preset", "two_player"], cwd=ROOT,
+                          env=without_train_extra(tmp_path), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and "two_player ladder" in proc.stdout, proc.stderr[-3000:]
 
 
 @pytest.mark.slow

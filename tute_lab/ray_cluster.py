@@ -62,3 +62,13 @@ def connect_ray(address: str = "local", num_cpus: int | None = None) -> float:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ValueError(f"--ray {address}: could not connect to Ray ({first})") from None
     return time.perf_counter() - start
+
+
+def connect_workers(address: str, num_workers: int | None) -> tuple[int, float]:
+    """``--ray ADDRESS --num-workers N`` of an evaluation: this process connected
+    (:func:`connect_ray`, a local instance with N CPUs) and the number of Ray tasks to split a
+    deal set into (N, default the cluster's CPUs). Returns (workers, start-up seconds)."""
+    startup = connect_ray(address, num_cpus=num_workers if address == "local" else None)
+    import ray
+
+    return num_workers or max(1, int(ray.cluster_resources().get("CPU", 1))), startup

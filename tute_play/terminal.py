@@ -12,7 +12,6 @@ is in the game's language (``lang``, :mod:`tute_play.words`). The command line i
 from __future__ import annotations
 
 import functools
-import os
 import sys
 import uuid
 from collections.abc import Callable, Sequence
@@ -39,7 +38,7 @@ from tute_env.engine.deal import random_deals
 from tute_env.engine.rules import Rules
 from tute_env.engine.scoring import Scoring
 from tute_env.envs.render import render_text
-from tute_env.play.records import Record, Recorder, RecordError, RecordWriter, load_records, replay
+from tute_env.play.records import Record, Recorder, RecordError, RecordWriter, load_records, replay, user_data_dir
 from tute_env.play.seating import LEARNER, Seating
 from tute_play.narrate import (
     describe_action,
@@ -278,8 +277,7 @@ def another_hand(io: Console, lang: str = "en") -> bool:
 def history_path() -> Path:
     """Where the hands played are kept: ``$XDG_DATA_HOME/tute_env/history.jsonl`` (by default
     ``~/.local/share/tute_env/history.jsonl``)."""
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "tute_env" / "history.jsonl"
+    return user_data_dir() / "history.jsonl"
 
 
 def open_history(io: Console, lang: str = "en") -> RecordWriter | None:

@@ -26,6 +26,7 @@ import dataclasses
 import datetime
 import functools
 import json
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +39,7 @@ from ..engine.deal import Deal
 from ..engine.rules import Rules, nearest_preset, option_names
 
 __all__ = ["FORMAT", "Record", "RecordError", "RecordWriter", "Recorder", "check", "check_records", "deal_at_start",
-           "finished_record", "load_records", "parse_records", "replay"]
+           "finished_record", "load_records", "parse_records", "replay", "user_data_dir"]
 
 FORMAT = "tute-record/1"
 #: The fields every record has, in the order they are written.
@@ -215,6 +216,13 @@ def project_version() -> str | None:
         return version("tute_env")
     except PackageNotFoundError:
         return None
+
+
+def user_data_dir() -> Path:
+    """Where the commands keep a user's files (tute-play's history, tute-evaluate's ladder):
+    ``$XDG_DATA_HOME/tute_env``, by default ``~/.local/share/tute_env``."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "tute_env"
 
 
 def now_utc() -> str:

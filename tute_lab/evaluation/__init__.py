@@ -50,6 +50,10 @@ Every name below is imported from the package (``from tute_lab.evaluation import
   :func:`evaluate_pairing`, :func:`evaluate_teams`;
 * :mod:`~tute_lab.evaluation.tournament`: :func:`round_robin`, its ratings and :class:`RoundRobinResult`;
 * :mod:`~tute_lab.evaluation.output`: CSV, JSON, the win-rate table as a PNG, output paths checked.
+
+And, imported from its module: :mod:`tute_lab.evaluation.ladder`, the standing ladder (each preset's
+reference pool, its shipped round robin, Elo ratings anchored at heuristic = 1500, an agent placed
+on them; docs/ladder.md).
 """
 
 from .deals import (

@@ -192,7 +192,7 @@ def play_distributed(rules: Rules, lineup: Lineup, deals: DealRange, workers: in
     return tuple(np.concatenate([part[k] for part in parts]) for k in range(4))
 
 
-def _mean_ci(x: np.ndarray) -> tuple[float, float | None]:
+def mean_ci(x: np.ndarray) -> tuple[float, float | None]:
     """The mean over deals and the half width of its 95% CI (None below ``MIN_DEALS_FOR_CI`` deals)."""
     mean = float(np.mean(x))
     half = Z95 * float(np.std(x, ddof=1)) / math.sqrt(len(x)) if len(x) >= MIN_DEALS_FOR_CI else None
@@ -203,8 +203,8 @@ def _result(rules: Rules, lineup: Lineup, deals: DealRange, per_deal, seconds: f
     """The :class:`PairingResult` of per-deal arrays (from :func:`play_range`, whole or merged)."""
     scores, diffs, games_a, games_b = per_deal
     num_deals = len(scores)
-    win_rate, half = _mean_ci(scores)
-    diff, diff_half = _mean_ci(diffs)
+    win_rate, half = mean_ci(scores)
+    diff, diff_half = mean_ci(diffs)
     return PairingResult(
         agent_a=lineup.names[0], agent_b=lineup.names[1], rules=dataclasses.asdict(rules), num_deals=num_deals,
         seed_start=deals.seed_start, seatings=len(lineup.seat_agents), hands=num_deals * len(lineup.seat_agents),
@@ -251,20 +251,22 @@ def evaluate_pairing(
     record: RecordSink = None,
     device: str = "cpu",
     workers: int | None = None,
+    desc: str | None = None,
 ) -> PairingResult:
     """A against B on ``num_deals`` duplicate deals (see :mod:`tute_lab.evaluation` for the method).
 
     ``rules``: a :class:`Rules` or a preset name. Agents: objects or spec strings (made with
     seeds derived from ``agent_seed``, default ``seed_start``). ``record``: a path or a callable
     receiving every hand's :class:`~tute_env.play.records.Record` (docs/records.md). ``workers``: run
-    the deal set as that many Ray tasks (see :func:`play_distributed`); the result is the local one."""
+    the deal set as that many Ray tasks (see :func:`play_distributed`); the result is the local one.
+    ``desc``: the progress bar's label (default ``"A vs B"``)."""
     rules = make_rules(rules)
     seed = seed_start if agent_seed is None else agent_seed
     seat_team = pairing_seatings(rules)
     lineup = Lineup(((agent_a, seed), (agent_b, seed + 1)), seat_team, seat_team,
                     (agent_label(agent_a), agent_label(agent_b)))
     return evaluate_lineup(rules, lineup, DealRange(num_deals, seed_start, batch_deals), progress=progress,
-                           record=record, device=device, workers=workers)
+                           desc=desc, record=record, device=device, workers=workers)
 
 
 def evaluate_teams(
