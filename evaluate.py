@@ -8,7 +8,7 @@
     python evaluate.py heuristic pimc --preset two_player --deals 200 --ray local --num-workers 2
     python evaluate.py --ladder --preset two_player            # the standing table of the preset's pool
     python evaluate.py --ladder pimc:256 --preset two_player   # an agent placed on it (--pool full: every member)
-    python evaluate.py --ladder mybot.py:Bot --save            # ... and kept in ~/.local/share/tute_env/ladder.json
+    python evaluate.py --ladder mybot:Bot --save               # ... and kept in ~/.local/share/tute_env/ladder.json
 
 Agents are named by specs (``heuristic``, ``pimc:128``, a checkpoint, ``yourmod:YourAgent``: the grammar is
 :mod:`agents.registry`'s, listed by ``--help``; docs/agents.md). The method (held-out
