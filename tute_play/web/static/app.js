@@ -497,9 +497,14 @@ function fillSeats() {
   for (const opt of $("level").options) {
     const level = options.levels.find((l) => l.name === opt.value);
     opt.disabled = level.presets !== null && !level.presets.includes(preset.name);
-    opt.textContent = `${named("level_", level.name)} (${level.bots[preset.name] || level.bot})`;
+    opt.textContent = levelLabel(level, preset.name);
   }
   if ($("level").selectedOptions[0]?.disabled) $("level").value = "medium";
+}
+
+// A level's name and its bot in a preset (two_player's expert: search+dds).
+function levelLabel(level, preset) {
+  return `${named("level_", level.name)} (${level.bots[preset] || level.bot})`;
 }
 
 // The presets' and levels' menus, in the page's language (the choice kept).
@@ -508,7 +513,7 @@ function fillOptions() {
   $("preset").innerHTML = options.presets.map((p) =>
     `<option value="${esc(p.name)}">${esc(T("players_n", { name: named("preset_", p.name), n: p.num_players }))}</option>`).join("");
   $("level").innerHTML = options.levels.map((l) =>
-    `<option value="${esc(l.name)}">${esc(named("level_", l.name))} (${esc(l.bot)})</option>`).join("");
+    `<option value="${esc(l.name)}">${esc(levelLabel(l, preset))}</option>`).join("");
   if (preset) $("preset").value = preset;
   if (level) $("level").value = level;
 }
