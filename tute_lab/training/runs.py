@@ -12,7 +12,8 @@ import numpy as np
 import torch
 import yaml
 
-from agents.ppo import FORMAT, PolicyNet, PPOAgent, atomic_save, load_checkpoint, widen
+from agents.ppo import FORMAT, PolicyNet, atomic_save, build_policy, load_checkpoint, rules_of, widen
+from tute_env.engine.observation import observation_layout, perfect_information_layout
 from tute_env.play.records import RecordWriter
 
 from .selfplay import Pool
@@ -137,14 +138,27 @@ def save_checkpoint(path: Path, args: Args, rules, net, optimizer, pool: Pool, w
 
 
 def init_network(net: PolicyNet, path: str, rules) -> None:
-    """Load the networks of the checkpoint at ``path`` (``--init``) into ``net``: same rules and
-    network configuration, else a ``ValueError`` naming the difference."""
+    """Load the networks of the checkpoint at ``path`` (``--init``) into ``net``: the same network
+    configuration, else a ``ValueError`` naming the difference. The checkpoint may come from other
+    rules whose observations have the same pieces (a preset close to this one: two_player's network
+    starts corriente's run); its rule-dependent buffers (the input scales) are this run's."""
     with torch.random.fork_rng(devices=[]):  # as frozen_net: the run's random numbers stay those of its seed
-        source = PPOAgent.from_checkpoint(path, rules).net
+        data = load_checkpoint(path)
+        source = build_policy(data)
+    trained = rules_of(data)
+    if trained != rules:
+        if (observation_layout(trained) != observation_layout(rules)
+                or perfect_information_layout(trained) != perfect_information_layout(rules)):
+            raise ValueError(f"--init {path} was trained for other rules (preset {data.get('preset')!r}) "
+                             "whose observation differs from this run's")
+        changed = ", ".join(f"{k}={getattr(rules, k)!r}" for k in data["rules"] if getattr(trained, k) != getattr(rules, k))
+        print(f"--init: starting from the network of preset {data.get('preset')!r}; this run's rules differ in {changed}")
     if source.config != net.config:
         raise ValueError(f"--init {path} has networks {source.config}, this run {net.config}: "
                          "give the same hidden and central_critic")
-    net.load_state_dict(source.state_dict())
+    state = source.state_dict()
+    state.update({name: buffer for name, buffer in net.state_dict().items() if name.endswith("_scale")})
+    net.load_state_dict(state)
 
 
 def widen_checkpoint(data: dict, net: PolicyNet, old_hidden: list[int]) -> None:
