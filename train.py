@@ -61,7 +61,7 @@ from agents.ppo import PolicyNet, PPOAgent, resolve_device, save_policy
 from tute_env.engine.rules import make_rules
 from tute_lab.evaluation import TRAINING_SEED_LIMIT, evaluate_pairing
 from tute_lab.training.imitation import imitate
-from tute_lab.training.rollout import Rollout, mixed_precision
+from tute_lab.training.rollout import Rollout, mixed_precision, warn_slow_bf16
 from tute_lab.training.runs import (
     check_run_dir,
     eval_agents,
@@ -159,6 +159,7 @@ def main(argv=None) -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     device = resolve_device(args.device)
+    warn_slow_bf16(args, device)
     net = PolicyNet(rules, args.hidden, args.central_critic).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     if args.init is not None and not args.resume:

@@ -302,3 +302,14 @@ def test_an_explicit_cpu_run_is_the_default_run_here(tmp_path):
     train.main([*common, "--run-dir", str(tmp_path / "cpu"), "--device", "cpu"])
     for name, tensor in final_weights(tmp_path / "auto").items():
         assert torch.equal(tensor, final_weights(tmp_path / "cpu")[name]), name
+
+
+@pytest.mark.parametrize("native, bf16, warned", [(False, True, True), (True, True, False), (False, False, False)])
+def test_bf16_on_a_cpu_without_native_bfloat16_is_named(monkeypatch, capsys, native, bf16, warned):
+    from tute_lab.training.rollout import warn_slow_bf16
+    from tute_lab.training.settings import Args
+
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: native)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
+    warn_slow_bf16(Args(bf16=bf16), torch.device("cpu"))
+    assert ("no native bfloat16" in capsys.readouterr().out) == warned

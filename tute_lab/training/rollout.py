@@ -19,6 +19,15 @@ def mixed_precision(args: Args, device: torch.device):
     return torch.autocast(device.type, dtype=torch.bfloat16, enabled=args.bf16)
 
 
+def warn_slow_bf16(args: Args, device: torch.device) -> None:
+    """Say so when ``args.bf16`` asks for bfloat16 on a CPU without native bfloat16 (AVX512-BF16
+    or AMX): there autocast emulates it, and a run is many times slower (11x measured on an AVX2
+    EPYC, 2026-12-06: 556 against 6,233 learner decisions/s, docs/experiments/training_runs.md)."""
+    if args.bf16 and device.type == "cpu" and not (torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported()):
+        print("bf16: this CPU has no native bfloat16 (AVX512-BF16 or AMX), so bfloat16 is emulated and "
+              "training runs many times slower; set bf16: false here", flush=True)
+
+
 @dataclass
 class Rollout:
     """One rollout: (num_steps, lanes) decisions of the learner, the games' results; a worker's

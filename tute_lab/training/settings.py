@@ -120,8 +120,9 @@ class Args:
     cpu, cuda or cuda:N. A hardware setting: a run may be resumed on another device."""
     bf16: bool = False
     """Run the networks' matrix products in bfloat16 (torch.autocast; weights, optimiser state and
-    losses stay float32): ~3x faster on CPUs with native bfloat16 (AVX512-BF16, AMX), slower on
-    others. A speed setting: a run may be resumed with it changed."""
+    losses stay float32): ~3x faster on CPUs with native bfloat16 (AVX512-BF16, AMX), many times
+    slower on others (train.py says so at the start). A speed setting: a run may be resumed with it
+    changed."""
     ray: str | None = None
     """Play the self-play games on Ray actors: ``local`` (a private Ray instance with num_workers
     CPUs), ``auto`` (the cluster started on this machine by ``ray start``) or a cluster head's
