@@ -191,6 +191,32 @@ def test_bad_requests_are_4xx_with_a_message(client):
     assert client.get(f"/api/games/{gid}").json()["legal"] == view["legal"]  # nothing changed
 
 
+def test_refusals_a_person_may_meet_carry_their_page_word_in_both_languages(client):
+    """Every BadRequest.said key of the server is a page word in English and Spanish with the same
+    fields; a refusal's response carries it (the page shows it in its language), its message English."""
+    import re
+    import string
+
+    from tute_play.web.page_words import PAGE_WORDS
+
+    source = "".join((ROOT / "tute_play" / "web" / name).read_text() for name in ("server.py", "session.py"))
+    keys = set(re.findall(r'BadRequest\.said\("(\w+)"', source))
+    assert len(keys) >= 15
+    for key in keys:
+        en, es = PAGE_WORDS["en"][f"err_{key}"], PAGE_WORDS["es"][f"err_{key}"]
+        fields = [{f for _, f, _, _ in string.Formatter().parse(text) if f} for text in (en, es)]
+        assert fields[0] == fields[1] and en != es, key
+    view = new_game(client)
+    illegal = next(c for c in ("Ao", "3o", "Ro", "Ab") if c not in {a["action"] for a in view["legal"]})
+    body = client.post(f"/api/games/{view['id']}/act", json={"action": illegal}).json()
+    assert body["key"] == "illegal" and body["params"]["action"] == illegal
+    assert body["error"] == PAGE_WORDS["en"]["err_illegal"].format(**body["params"])
+    assert PAGE_WORDS["es"]["err_illegal"].format(**body["params"]).startswith(f"{illegal} no se puede jugar ahora")
+    body = client.get("/api/games/AAAAAAAAAAAAAAAA").json()
+    assert body["key"] == "unknown_game" and body["params"] == {}
+    assert "key" not in client.post("/api/new", content=b"{not json").json()  # a request the page never sends
+
+
 def test_a_bad_record_names_the_line_and_field(client):
     game = WebGame("two_player", "easy", 0, seed=3)
     while not game.state.done[0]:
@@ -876,6 +902,12 @@ def test_replays_and_their_errors_fit_every_size(browser_server, tmp_path):
         assert [share for _, share in _seen(driver, "#error")] == [1], (width, height)
         driver.find_element(By.ID, "error").click()  # dismissed
         assert not driver.find_element(By.ID, "error").is_displayed()
+    Select(driver.find_element(By.ID, "lang")).select_by_value("es")  # the refusal in the page's language
+    driver.find_element(By.ID, "replay-file").send_keys(str(tmp_path / "bad.jsonl"))
+    wait.until(lambda d: d.find_element(By.ID, "error").text)
+    # The record format's own detail (tute_env.play.records: the line and the field) stays English.
+    assert driver.find_element(By.ID, "error").text == \
+        "No se puede ver bad.jsonl: no es un archivo de partidas válido: line 1: field 'format': missing"
 
 
 # ----------------------------------------------------------------------------------------------

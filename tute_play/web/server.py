@@ -1,6 +1,8 @@
 """The web table's HTTP server: a Starlette app (JSON API + the static page), run by uvicorn.
 
-API (JSON; every error is a 4xx ``{"error": message}``):
+API (JSON; every error is a 4xx ``{"error": message}`` in English; a refusal a person at the page may
+meet adds ``"key"`` and ``"params"``, its page word (``err_<key>`` in page_words), which the page shows
+in its language):
 
 * ``GET  /api/options``                the presets, levels and the command line's defaults
 * ``POST /api/new``                    ``{preset, level, seat, match?, seed?}`` -> the view of a new game
@@ -90,8 +92,11 @@ SECURITY_HEADERS = {
 SAFE_METHODS = ("GET", "HEAD")
 
 
-def _error(message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(message: str, status: int, key: str | None = None, params: dict | None = None) -> JSONResponse:
+    """An error response: ``{"error": message}``, and for a refusal the page words (``key``: the
+    page's ``err_<key>``, filled with ``params``)."""
+    said = {} if key is None else {"key": key, "params": params or {}}
+    return JSONResponse({"error": message, **said}, status_code=status)
 
 
 def _ok(payload) -> JSONResponse:
@@ -171,7 +176,7 @@ class SameOriginMiddleware:
 
 
 def _too_large() -> BadRequest:
-    return BadRequest(f"request body too large (at most {MAX_BODY} bytes)", 413)
+    return BadRequest.said("too_large", 413, most=MAX_BODY)
 
 
 async def _body(request: Request, max_lines: int | None = None) -> bytes:
@@ -191,8 +196,7 @@ async def _body(request: Request, max_lines: int | None = None) -> bytes:
         except StopAsyncIteration:
             break
         except TimeoutError:
-            raise BadRequest(f"the request body stopped arriving (nothing for {timeout:g} s): "
-                             "a body shorter than its Content-Length?", 408) from None
+            raise BadRequest.said("slow_body", 408, seconds=f"{timeout:g}") from None
         total += len(chunk)
         if total > MAX_BODY:
             raise _too_large()
@@ -201,7 +205,7 @@ async def _body(request: Request, max_lines: int | None = None) -> bytes:
             *done, tail = (tail + chunk).split(b"\n")
             lines += sum(1 for line in done if line.strip())
             if lines + (1 if tail.strip() else 0) > max_lines:
-                raise BadRequest(f"more than {max_lines} hands: at most {max_lines} per replay", 413)
+                raise BadRequest.said("replay_lines", 413, most=max_lines)
     return b"".join(chunks)
 
 
@@ -239,7 +243,7 @@ async def _json_object(request: Request, fields: dict[str, bool]) -> dict:
 def _game_of(request: Request):
     game_id = request.path_params["game_id"]
     if not _ID.match(game_id):
-        raise BadRequest("unknown game id (games are kept in memory: start a new game)", 404)
+        raise BadRequest.said("unknown_game", 404)
     return request.app.state.games.get(game_id)
 
 
@@ -276,9 +280,9 @@ class Reviews:
             self.cache.move_to_end(key)
             return self.cache[key]
         if owner in self.busy:
-            raise BadRequest("a review of this game is already being computed: wait for it", 409)
+            raise BadRequest.said("review_running", 409)
         if len(self.busy) >= self.pending:
-            raise BadRequest("the server is busy with other reviews: try again in a minute", 503)
+            raise BadRequest.said("busy", 503)
         self.busy.add(owner)
         try:
             with anyio.CancelScope(shield=True):  # a client gone: the review is still cached
@@ -352,7 +356,7 @@ async def _replay(request: Request) -> Response:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
-        raise BadRequest("a record file must be UTF-8 text (JSON Lines)") from None
+        raise BadRequest.said("record_utf8") from None
     return _ok(await _off_loop(request, replay_of_text, text, _lang(request)))
 
 
@@ -390,10 +394,10 @@ async def _review(request: Request) -> Response:
     """The review of one record (a line of a record file, as the Replay panel holds it)."""
     size = request.headers.get("content-length")
     if size is not None and size.isdigit() and int(size) > MAX_REVIEW_BODY:
-        raise BadRequest(f"request body too large (one record: at most {MAX_REVIEW_BODY} bytes)", 413)
+        raise BadRequest.said("too_large", 413, most=MAX_REVIEW_BODY)
     body = await _body(request)
     if len(body) > MAX_REVIEW_BODY:
-        raise BadRequest(f"request body too large (one record: at most {MAX_REVIEW_BODY} bytes)", 413)
+        raise BadRequest.said("too_large", 413, most=MAX_REVIEW_BODY)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
@@ -410,7 +414,7 @@ def _record_key(record: dict) -> str:
 
 
 async def _bad_request(request: Request, exc: BadRequest) -> Response:
-    return _error(str(exc), exc.status)
+    return _error(str(exc), exc.status, exc.key, exc.params)
 
 
 async def _http_error(request: Request, exc: HTTPException) -> Response:

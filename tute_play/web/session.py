@@ -50,6 +50,7 @@ from tute_play.words import LANGS, move_name, player_name, who, word
 
 from ..analyze import DEFAULT_POINT_WEIGHT, analyze
 from ..levels import LEVELS, NETWORK_LEVELS, level_spec, make_bots
+from .page_words import PAGE_WORDS
 
 #: How many games the server keeps; the least recently used is dropped beyond this.
 MAX_GAMES = 64
@@ -58,11 +59,22 @@ MAX_HANDS = 100
 
 
 class BadRequest(ValueError):
-    """A request the server refuses, with the message for the person (HTTP ``status``)."""
+    """A request the server refuses, with its message (HTTP ``status``). A refusal a person at the
+    page may meet is made by :meth:`said`: it carries the page's word for it (``key``, ``params``),
+    which the page shows in its language; the others (requests the page never sends) are English."""
 
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
         self.status = status
+        self.key: str | None = None
+        self.params: dict = {}
+
+    @classmethod
+    def said(cls, key: str, status: int = 400, **params) -> BadRequest:
+        """The refusal ``err_<key>`` of :data:`~tute_play.web.page_words.PAGE_WORDS`, its English the message."""
+        error = cls(PAGE_WORDS["en"][f"err_{key}"].format(**params), status)
+        error.key, error.params = key, {k: str(v) for k, v in params.items()}
+        return error
 
 
 # ----------------------------------------------------------------------------------------------
@@ -266,7 +278,7 @@ class WebGame:
         if not is_int(seed, 0, 2**31 - 1):
             raise BadRequest(f"bad seed {short(seed)}: expected an integer 0..2**31-1")
         if level in NETWORK_LEVELS and preset not in shipped_presets():
-            raise BadRequest(f"level {level}: no shipped agent plays {preset} (shipped: {', '.join(shipped_presets())})")
+            raise BadRequest.said("no_network", level=level, preset=preset, shipped=", ".join(shipped_presets()))
         self.id = secrets.token_urlsafe(12)
         self.seat, self.match, self.seed = seat, match, seed
         self.lock = threading.Lock()
@@ -274,7 +286,7 @@ class WebGame:
         try:
             bots = make_bots(rules, seat, level_spec(level, preset), None, seed)
         except MissingExtra as err:  # a network level on a server without torch
-            raise BadRequest(str(err), 501) from None
+            raise BadRequest.said("no_torch", 501, detail=str(err)) from None
         self.labels = ["human" if x == seat else level_spec(level, preset) for x in range(rules.num_players)]
         order = sorted(bots)
         self.seating = Seating(self.game, [bots[x] for x in order],
@@ -339,7 +351,7 @@ class WebGame:
     def act(self, action) -> None:
         """The person's action (an action string); refused unless legal now."""
         if self.state.done[0]:
-            raise BadRequest("the hand is over: start the next hand", 409)
+            raise BadRequest.said("hand_over", 409)
         if not isinstance(action, str):
             raise BadRequest(f"bad action {short(action)}: expected an action string such as 'Ao', 'sing-c', 'pass'")
         try:
@@ -349,19 +361,18 @@ class WebGame:
                              "'tute', 'exchange' or 'pass'") from None
         if not int(self.state.legal[0]) >> a & 1:
             legal = " ".join(x["action"] for x in legal_view(self.rules, self.game, self.state, self.lang))
-            raise BadRequest(f"{action} is not legal now; legal: {legal}", 422)
+            raise BadRequest.said("illegal", 422, action=action, legal=legal)
         self.seating.step(self.state, np.array([a]))
         self.seating.advance(self.state)
         self._flush()
 
     def next_hand(self) -> None:
         if not self.state.done[0]:
-            raise BadRequest("the hand is not over yet", 409)
+            raise BadRequest.said("hand_not_over", 409)
         if self.match_winner >= 0:
-            raise BadRequest("the match is over: start a new game", 409)
+            raise BadRequest.said("match_over", 409)
         if len(self.records) >= MAX_HANDS:
-            raise BadRequest(f"this game has {MAX_HANDS} hands, the most one game keeps: download the record "
-                             "and start a new game", 409)
+            raise BadRequest.said("game_full", 409, most=MAX_HANDS)
         self.dealer = (self.dealer + 1) % self.rules.num_players
         self._deal()
 
@@ -410,9 +421,9 @@ class WebGame:
         if not is_int(hand):
             raise BadRequest(f"bad hand {short(hand)}: expected a hand number from 1")
         if hand == len(records) + 1 and not self.state.done[0]:
-            raise BadRequest("the hand is not over: its review comes when it ends", 409)
+            raise BadRequest.said("review_not_yet", 409)
         if not 1 <= hand <= len(records):
-            raise BadRequest(f"bad hand {hand}: this game's finished hands are 1..{len(records)}", 404)
+            raise BadRequest.said("no_such_hand", 404, hand=hand, count=len(records))
         return records[hand - 1]
 
     def record_text(self) -> str:
@@ -421,7 +432,7 @@ class WebGame:
 
         records = list(self.records)  # a copy: a bot may be finishing a hand in another thread
         if not records:
-            raise BadRequest("no hand finished yet: a record is written when a hand ends", 409)
+            raise BadRequest.said("no_record_yet", 409)
         return "".join(json.dumps(rec) + "\n" for rec in records)
 
 
@@ -448,7 +459,7 @@ class Games:
             if game is not None:
                 self._games[game_id] = self._games.pop(game_id)
         if game is None:
-            raise BadRequest("unknown game id (games are kept in memory: start a new game)", 404)
+            raise BadRequest.said("unknown_game", 404)
         return game
 
 
@@ -486,15 +497,15 @@ def replay_of_text(text: str, lang: str = "en") -> dict:
     The hand limit is checked before any line is parsed."""
     count = sum(1 for line in text.splitlines() if line.strip())
     if count > MAX_REPLAY_HANDS:
-        raise BadRequest(f"{count} hands: at most {MAX_REPLAY_HANDS} per replay", 413)
+        raise BadRequest.said("replay_hands", 413, count=count, most=MAX_REPLAY_HANDS)
     try:
         records = [r.to_dict() for r in parse_records(text.splitlines())]
         if not records:
             raise ValueError("no records: expected one JSON object per line (tute-record/1)")
     except ValueError as err:
-        raise BadRequest(f"not a valid record file: {str(err)[:300]}", 422) from None
+        raise BadRequest.said("bad_record", 422, detail=str(err)[:300]) from None
     except RecursionError:
-        raise BadRequest("not a valid record file: a line is nested too deeply", 422) from None
+        raise BadRequest.said("bad_record", 422, detail="a line is nested too deeply") from None
     if len(records) > MAX_REPLAY_HANDS:
         raise BadRequest(f"{len(records)} hands: at most {MAX_REPLAY_HANDS} per replay", 413)
     return {"hands": [replay_view(rec, lang) for rec in records]}

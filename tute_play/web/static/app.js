@@ -24,8 +24,15 @@ async function api(method, path, body, raw) {
   const res = await fetch(path, init);
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }
-  if (!res.ok) throw new Error((data && data.error) || `${res.status} ${res.statusText}`);
+  if (!res.ok) throw new Error(refusal(data) || `${res.status} ${res.statusText}`);
   return data;
+}
+
+// A refusal's text in the page's language: the server's page word for it (err_<key>), else its message.
+function refusal(data) {
+  if (!data) return null;
+  const words = (options && options.words) || { en: {} };
+  return data.key && words.en && words.en[`err_${data.key}`] ? T(`err_${data.key}`, data.params) : data.error;
 }
 
 // The page's words, from the server's table (tute_play/words.py), English as the fallback.
