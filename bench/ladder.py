@@ -74,7 +74,7 @@ REUSE = {
 REPLAY_CHECK = 3
 #: How costly a member's moves are, roughly (0: a fraction of a millisecond, ppo's network included;
 #: 1: search, milliseconds; 2: pimc, tens of ms; 3: dds, up to seconds): the cheap pairings come first.
-COST = {"random": 0, "greedy": 0, "heuristic": 0, "ppo": 0, "search": 1, "pimc": 2, "dds": 3}
+COST = {"random": 0, "greedy": 0, "heuristic": 0, "ppo": 0, "search": 1, "search+dds": 2, "pimc": 2, "dds": 3}
 
 
 def log(msg: str) -> None:

@@ -159,7 +159,7 @@ def test_pairings_are_saved_and_loaded(tmp_path):
 def test_the_pool_of_each_preset():
     assert pool_agents("corriente", "rules") == ["random", "greedy", "heuristic"]
     assert pool_agents("corriente") == ["random", "greedy", "heuristic", "pimc", "dds"]
-    assert pool_agents("two_player") == ["random", "greedy", "heuristic", "pimc", "dds", "ppo", "search"]
+    assert pool_agents("two_player") == ["random", "greedy", "heuristic", "pimc", "dds", "ppo", "search", "search+dds"]
     assert pool_pairings("corriente", "rules") == [("greedy", "random"), ("heuristic", "greedy"),
                                                    ("heuristic", "random")]
     assert len(pool_pairings("partnership")) == 21

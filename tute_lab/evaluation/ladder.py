@@ -4,7 +4,7 @@ agent placed on that scale without moving it (``tute-evaluate --ladder AGENT``; 
 
 * **The pool** (:func:`pool_agents`): ``random``, ``greedy``, ``heuristic`` (the rule-based part,
   ``pool="rules"``), then ``pimc`` and ``dds``, and ``ppo`` and ``search`` where the preset has a
-  shipped network (``pool="full"``). Pool pairings put the later member first (``greedy`` vs
+  shipped network (``pool="full"``), and two_player's ``search+dds`` (:data:`PRESET_POOL`). Pool pairings put the later member first (``greedy`` vs
   ``random``).
 * **The deals**: :data:`LADDER_DEALS` a preset, from seed :data:`~tute_lab.evaluation.HELD_OUT_SEED_START`,
   every pairing with ``agent_seed`` = the first seed (:func:`~tute_lab.evaluation.evaluate_pairing`:
@@ -58,9 +58,12 @@ ELO_SCALE = 400.0
 RULE_POOL = ("random", "greedy", "heuristic")
 SEARCH_POOL = ("pimc", "dds")
 TRAINED_POOL = ("ppo", "search")
+#: Members of one preset's pool only, with its network: two_player's strongest play level, search+dds
+#: (search while the stock lasts, then dds's exact solves), so the ladder shows whether it tops it.
+PRESET_POOL = {"two_player": ("search+dds",)}
 POOLS = ("rules", "full")
 #: Every pool member of any preset, in the pool's order.
-MEMBERS = (*RULE_POOL, *SEARCH_POOL, *TRAINED_POOL)
+MEMBERS = (*RULE_POOL, *SEARCH_POOL, *TRAINED_POOL, *sorted({m for ms in PRESET_POOL.values() for m in ms}))
 #: Deals a pool pairing (and a newcomer's pairing) is played on, per preset: the full pool ladder
 #: of a new agent takes about an hour on 2 cores (docs/ladder.md has the times measured).
 LADDER_DEALS = {"partnership": 500, "manita": 500, "two_player": 500, "two_player_10": 500, "corriente": 500,
@@ -77,14 +80,14 @@ class LadderError(ValueError):
 
 def pool_agents(preset: str, pool: str = "full") -> list[str]:
     """The pool of ``preset``: the rule-based bots (``pool="rules"``), then pimc and dds, and ppo and
-    search where the preset has a shipped network (``pool="full"``)."""
+    search (and the preset's :data:`PRESET_POOL`) where the preset has a shipped network (``pool="full"``)."""
     if pool not in POOLS:
         raise LadderError(f"unknown pool {pool!r}: {' or '.join(POOLS)}")
     members = list(RULE_POOL)
     if pool == "full":
         members += SEARCH_POOL
         if preset in shipped_presets():
-            members += TRAINED_POOL
+            members += [*TRAINED_POOL, *PRESET_POOL.get(preset, ())]
     return members
 
 
