@@ -16,7 +16,8 @@ rules being played. For each decision the bot
    **central critic**, which reads the perfect-information encoding of the determinised game
    from the seat to act (it was trained on exactly that: the return of the seat to act in
    self-play, hand over hand, from all hands and the stock), negated when that seat is on the
-   other side (the shipped presets have two sides, and the rewards are zero-sum);
+   other side (two sides: the rewards are zero-sum); with three players each for himself the
+   playouts go on until the observer is to act, and the critic reads the leaf from its seat;
 5. **picks the action with the best mean value plus ``prior_weight`` times the log-probability
    the network gives it** (the network's own choice where the values tie, as they often do
    when every sampled deal is won or lost whatever the bot does).
@@ -106,8 +107,6 @@ class SearchAgent(Agent):
             except ValueError:
                 raise ValueError(f"no search agent for these rules: it needs a shipped network, and the shipped ones "
                                  f"play the presets {', '.join(shipped_presets())}") from None
-        if rules.num_sides != 2:
-            raise ValueError("the search agent values games for two sides")
         self.net = net.eval()
         self.game = Game(rules)
         self.num_samples = int(num_samples if num_samples is not None else self.DEFAULT_SAMPLES)
@@ -143,6 +142,17 @@ class SearchAgent(Agent):
             obs = encode_observation(self.rules, part, part.current.astype(np.int64))
             action[active] = self._logits(obs, game.legal_action_mask(part)).argmax(axis=1)
         return action
+
+    def _play_to_observer(self, s: State) -> None:
+        """With more than two sides a seat's value is not the observer's: play on with the network
+        until the observer (seat 0) is to act or the hand is over, so the critic reads every
+        unfinished lane from seat 0, as it was trained (the value of the seat to act)."""
+        for _ in range(self.rules.num_players * self.rules.hand_size * 2):
+            waiting = ~s.done & (s.current != 0)
+            if not waiting.any():
+                return
+            self.game.step(s, self._policy(self.game, s), active=waiting)
+        raise RuntimeError("playouts did not reach the observer's turn")
 
     @torch.no_grad()
     def _leaf_values(self, s: State) -> np.ndarray:
@@ -211,6 +221,8 @@ class SearchAgent(Agent):
         """Play out the lanes of the pending rows together and write each row's choice."""
         s = concat_states([lanes for *_, lanes in pending])
         play_out(self.game, s, self._policy, plies=self.depth)
+        if self.rules.num_sides > 2 and self.leaf == "critic":
+            self._play_to_observer(s)
         if self.leaf == "rules":
             play_out(self.game, s)  # PIMC's rule-based playout policy to the end of the hand
         values = self._leaf_values(s)

@@ -57,6 +57,28 @@ def test_legal_on_shipped_presets(preset):
     assert state.done.all()
 
 
+def test_three_players_each_for_himself_value_leaves_from_the_observers_turn(monkeypatch):
+    """With three sides a seat's critic value is not the observer's: the playouts go on until seat 0
+    is to act (or the hand ends) before the critic reads a leaf; the search then plays whole hands."""
+    import torch
+
+    from agents.ppo import PolicyNet
+
+    rules = PRESETS["three_player"]
+    torch.manual_seed(0)
+    net = PolicyNet(rules, (32, 32), central_critic=True)
+    leaves = []
+    original = SearchAgent._leaf_values
+    monkeypatch.setattr(SearchAgent, "_leaf_values", lambda self, s: leaves.append(s.copy()) or original(self, s))
+    game = Game(rules)
+    state = game.random_state(np.random.default_rng(6), 2)
+    bots = [small(rules, seed=3, net=net, depth=1), make_agent("heuristic", rules), make_agent("greedy", rules)]
+    Seating(game, bots, np.arange(3)).advance(state)
+    assert state.done.all() and leaves
+    unfinished = [(s.current[~s.done] == 0).all() for s in leaves if (~s.done).any()]
+    assert unfinished and all(unfinished)
+
+
 @pytest.mark.parametrize(
     "preset,options",
     [
