@@ -4,6 +4,7 @@
     python -m bench.ladder --preset two_player --pool rules # the rule-based pairings of one preset
     python -m bench.ladder --docs-only                      # the page, pictures and README table from the data
     python -m bench.ladder --ray local --num-workers 2      # each chunk of deals on Ray tasks
+    python -m bench.ladder --preset corriente --pairing search heuristic   # one pairing (repeatable)
 
 Plays every pool pairing not yet in the shipped data (``tute_lab/evaluation/ladder_data/<preset>.json``,
 :mod:`tute_lab.evaluation.ladder`), ``--chunk`` deals at a time, the data saved after each chunk:
@@ -125,12 +126,12 @@ def reuse(data: LadderData, a: str, b: str) -> None:
 
 
 def play_missing(presets: list[str], pool: str, deals: int | None, chunk: int, workers: int | None,
-                 progress: bool) -> None:
-    """Every pool pairing of ``presets`` not complete in the data, cheap members first, saved after
-    each chunk of deals."""
+                 progress: bool, only: list[set[str]] | None = None) -> None:
+    """Every pool pairing of ``presets`` not complete in the data (those of ``only``, pairs of
+    members, if given), cheap members first, saved after each chunk of deals."""
     ladders = {p: load_or_new(p, deals) for p in presets}
     members = list(MEMBERS)
-    order = sorted(((p, a, b) for p in presets for a, b in pool_pairings(p, pool)),
+    order = sorted(((p, a, b) for p in presets for a, b in pool_pairings(p, pool) if not only or {a, b} in only),
                    key=lambda x: (max(COST[x[1]], COST[x[2]]) > 0 and x[2] != ANCHOR_AGENT,
                                   max(COST[x[1]], COST[x[2]]), members.index(x[1]), -members.index(x[2]),
                                   presets.index(x[0])))
@@ -418,7 +419,13 @@ def main(argv=None) -> int:
     parser.add_argument("--ray", metavar="local|auto|ADDRESS", help="each chunk on Ray tasks")
     parser.add_argument("--num-workers", type=int, default=None, help="Ray tasks a chunk (default: the CPUs)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--pairing", nargs=2, action="append", metavar=("A", "B"), default=None,
+                        help="play only this pool pairing (repeatable; either order), e.g. --pairing search heuristic")
     args = parser.parse_args(argv)
+    unknown = sorted({m for pair in args.pairing or [] for m in pair} - set(MEMBERS))
+    if unknown:
+        print(f"bench.ladder: error: --pairing: unknown pool member(s) {unknown}: expected {list(MEMBERS)}", file=sys.stderr)
+        return 2
     try:
         if not args.docs_only:
             workers = None
@@ -427,7 +434,8 @@ def main(argv=None) -> int:
 
                 check_ray_options(args.ray, args.num_workers)
                 workers, _ = connect_workers(args.ray, args.num_workers)
-            play_missing(args.preset, args.pool, args.deals, args.chunk, workers, not args.no_progress)
+            only = [set(pair) for pair in args.pairing] if args.pairing else None
+            play_missing(args.preset, args.pool, args.deals, args.chunk, workers, not args.no_progress, only)
         if not args.no_docs:
             write_docs()
     except ValueError as err:  # LadderError, Ray options

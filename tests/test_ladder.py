@@ -156,13 +156,15 @@ def test_pairings_are_saved_and_loaded(tmp_path):
         load_ladder("two_player", tmp_path / "partnership.json")
 
 
-def test_the_pool_of_each_preset():
+def test_the_pool_of_each_preset(monkeypatch):
     assert pool_agents("corriente", "rules") == ["random", "greedy", "heuristic"]
-    assert pool_agents("corriente") == ["random", "greedy", "heuristic", "pimc", "dds"]
+    assert pool_agents("corriente") == ["random", "greedy", "heuristic", "pimc", "dds", "ppo", "search"]
     assert pool_agents("two_player") == ["random", "greedy", "heuristic", "pimc", "dds", "ppo", "search", "search+dds"]
     assert pool_pairings("corriente", "rules") == [("greedy", "random"), ("heuristic", "greedy"),
                                                    ("heuristic", "random")]
     assert len(pool_pairings("partnership")) == 21
+    monkeypatch.setattr(ladder, "shipped_presets", lambda: ["two_player"])  # corriente without its network
+    assert pool_agents("corriente") == ["random", "greedy", "heuristic", "pimc", "dds"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -351,3 +353,14 @@ def test_earlier_per_deal_scores_are_reused_only_when_they_replay_equal(tmp_path
     # The altered file is not used: its pairing is played, from the three deals played again on.
     assert "heuristic vs greedy: 3 of 10 deals done, resuming at deal 3" in out
     assert data.get("heuristic", "greedy").scores.tolist() != altered["pairings"][0]["deal_scores"][:10]
+
+
+def test_the_regeneration_may_play_chosen_pairings_only(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(ladder, "DATA_DIR", tmp_path)
+    assert bench_ladder.main(["--preset", "corriente", "--pool", "rules", "--deals", "4", "--no-docs",
+                              "--no-progress", "--pairing", "random", "heuristic"]) == 0
+    data = load_ladder("corriente", tmp_path / "corriente.json")
+    assert [(p.agent_a, p.agent_b, p.deals) for p in data.pairings] == [("heuristic", "random", 4)]
+    assert bench_ladder.main(["--preset", "corriente", "--pairing", "heuristic", "oracle"]) == 2
+    assert "unknown pool member(s) ['oracle']" in capsys.readouterr().err
+
