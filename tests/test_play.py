@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from conftest import build_deal  # tests/conftest.py
 
+from agents.base import shipped_presets
 from tute_env.engine.cards import EXCHANGE, action_id, card_id
 from tute_env.engine.core import Game
 from tute_env.engine.deal import Deal
@@ -173,7 +174,7 @@ def test_help_names_each_level_and_how_to_type_a_move():
                           timeout=300).stdout
     text = " ".join(text.split())
     for words in ("easy = greedy", "medium = heuristic", "hard = pimc", "trained = ppo (the shipped network",
-                  "expert = search (pimc whose playouts", "(trained and expert: presets partnership, two_player)", "faces A 2 3 4 5 6 7 S C R", "sing-o", "tricks"):
+                  "expert = search (pimc whose playouts", f"(trained and expert: presets {', '.join(shipped_presets())})", "faces A 2 3 4 5 6 7 S C R", "sing-o", "tricks"):
         assert words in text
 
 
