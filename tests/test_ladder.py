@@ -364,3 +364,14 @@ def test_the_regeneration_may_play_chosen_pairings_only(tmp_path, monkeypatch, c
     assert bench_ladder.main(["--preset", "corriente", "--pairing", "heuristic", "oracle"]) == 2
     assert "unknown pool member(s) ['oracle']" in capsys.readouterr().err
 
+
+
+def test_each_presets_expert_level_is_the_top_of_its_ladder():
+    """tute-play's and the web table's expert level plays the top-rated member of the preset's
+    shipped ladder (issue 37): what the ladder names the strongest is what the strongest level plays."""
+    from agents.base import shipped_presets
+    from tute_play.levels import level_spec
+
+    for preset in shipped_presets():
+        top = pool_ratings(load_ladder(preset))[0]
+        assert level_spec("expert", preset) == top.agent, (preset, top)

@@ -153,9 +153,9 @@ def test_exchange_is_described_with_the_card_given(turned, given):
 
 @pytest.mark.parametrize("argv, message", [
     (["--opponent", "no_such_bot"], "cannot make the agent: unknown agent 'no_such_bot'"),
-    (["--preset", "three_player", "--level", "trained"], "no shipped agent plays these rules"),
+    (["--preset", "three_player", "--set", "tute=off", "--level", "trained"], "no shipped agent plays these rules"),
     (["--preset", "two_player", "--set", "tute=off", "--level", "trained"], "no shipped agent plays these rules"),
-    (["--preset", "three_player", "--level", "expert"], "--level expert: no shipped agent plays these rules"),
+    (["--preset", "three_player", "--set", "tute=off", "--level", "expert"], "--level expert: no shipped agent plays these rules"),
     (["--seat", "7"], "--seat must be 0..3"),
     (["--hands", "0"], "--hands must be at least 1"),
     pytest.param(["--opponent", "README.md"], "not a checkpoint torch can load", marks=pytest.mark.slow),

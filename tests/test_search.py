@@ -107,7 +107,7 @@ def test_clear_error_without_a_shipped_network():
             make_agent("search", PRESETS[preset])
         assert all(p in str(err.value) for p in SHIPPED)
     with pytest.raises(ValueError, match="shipped"):
-        make_agent("search", make_rules("partnership", must_beat_partner=False))
+        make_agent("search", make_rules("partnership", singers="winner"))
 
 
 @pytest.mark.parametrize("preset", SHIPPED)

@@ -12,9 +12,12 @@ from tute_env.engine.rules import Rules
 LEVELS = {"easy": "greedy", "medium": "heuristic", "hard": "pimc", "trained": "ppo", "expert": "search"}
 #: Levels played by a shipped network: offered only for the presets that have one.
 NETWORK_LEVELS = ("trained", "expert")
-#: A level's agent where a preset's ladder has another top: (level, preset) -> spec. In two_player,
-#: search+dds beats search, 0.516 [0.501, 0.530] on 1,500 held-out deals (docs/strength.md).
-PRESET_LEVELS = {("expert", "two_player"): "search+dds"}
+#: A level's agent where a preset's ladder has another top: (level, preset) -> spec. The expert
+#: level plays the top of the preset's shipped ladder (docs/ladder.md; tests/test_ladder.py checks
+#: it): search, but search+dds in two_player (0.514 against search over the ladder's 500 deals),
+#: dds in partnership and pimc in manita (level with search there, within their intervals).
+PRESET_LEVELS = {("expert", "two_player"): "search+dds", ("expert", "partnership"): "dds",
+                 ("expert", "manita"): "pimc"}
 #: Each level, its agent and the agent's help (the registry's); ``{}``: the presets with a shipped network.
 LEVEL_HELP = "; ".join(f"{level} = {spec} ({kind_help(spec)})" for level, spec in LEVELS.items()) + \
     " (trained and expert: presets {})" + "".join(f"; {level} in {preset}: {spec} ({kind_help(spec)})"
