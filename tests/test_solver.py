@@ -450,3 +450,24 @@ def test_action_bounds_hold_the_values_and_close_on_them():
     assert np.array_equal(np.isnan(low), ~legal) and np.array_equal(np.isnan(high), ~legal)
     assert (low[legal] <= exact[legal]).all() and (exact[legal] <= high[legal]).all()
     assert (low[legal] < high[legal]).any() and (low[legal] == high[legal]).any()
+
+
+@pytest.mark.parametrize(("preset", "overrides", "weight", "left"), CONFIGS[:8] + CONFIGS[12:], ids=CONFIG_IDS[:8] + CONFIG_IDS[12:])
+def test_reachable_value_bounds_hold_the_exhaustive_values(preset, overrides, weight, left):
+    """The bounds that cut the search (the totals each side can still reach, less the sure
+    trump points) hold the exhaustive minimax value of every position, for every side."""
+    from tute_env.engine.kernel import side_of
+    from tute_env.search.solver import _in_play, _reachable_value_bounds, _sure_trump_points
+
+    rules = make_rules(preset, **overrides)
+    game = Game(rules)
+    s = late_states(game, left, 40, seed=77 + left)
+    cfg, arrays = game._config, s.arrays()
+    sure = [_sure_trump_points(cfg, arrays, lane, _in_play(arrays, lane))[1] for lane in range(s.batch_size)]
+    assert max(sure) > 0  # the sure points play a part in these positions
+    for seat in range(rules.num_players):
+        exact = exact_values(game, s, seat, weight)
+        side = side_of(cfg, seat)
+        for lane in range(s.batch_size):
+            low, high = _reachable_value_bounds(cfg, arrays, lane, side, weight)
+            assert low <= exact[lane] <= high, (lane, seat, low, exact[lane], high)

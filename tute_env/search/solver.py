@@ -32,8 +32,8 @@ The match options (R10) play no part: a value is that of the hand.
 * MTD(f) at the root: the exact value of each root action is found by zero-window tests
   ("is the value at least g?") whose bounds close on it; the next action's test starts from
   the last value. Values are floats, but each is one of the finished hands' rewards, selected
-  by max and min without arithmetic, so ``numpy.nextafter`` gives exact zero windows. After
-  :data:`MTD_STEPS` tests a full window between the bounds finishes the job;
+  by max and min without arithmetic, so ``numpy.nextafter`` gives exact zero windows. When
+  the guess is off, the tests step away from it by growing steps, then bisect the bounds;
 * a transposition table of lower and upper bounds keyed by what remains: every hand, the
   trick in progress, the seat and kind of decision, the stock position and turned card,
   cantes sung and the rights to sing, the exchange and the order in which sides last won a
@@ -50,8 +50,10 @@ The match options (R10) play no part: a value is that of the hand.
 * a forced move (one legal action) below the root is played in place, with no key, table
   probe or copy of the lane;
 * bounds from the totals each side can still reach (the points now, up to every point left
-  in play, its cantes and the last trick's 10; Tute (R8b) wins whatever the points): a
-  position whose outcome is decided, or outside the window, is not searched further;
+  in play, its cantes and the last trick's 10; Tute (R8b) wins whatever the points), less
+  the sure points (DDS's quick tricks, in points): the side holding the strongest trumps in
+  play takes their points, since each wins its trick once played: a position whose outcome is
+  decided, or outside the window, is not searched further;
 * move ordering: the table's best move, then declarations, the exchange, and cards by a rule
   of thumb (win a trick cheaply, give points to a partner's winning card, throw cheap cards),
   with a history of the cards that cut off before;
@@ -121,10 +123,8 @@ from ..engine.kernel import (
 from ..engine.rules import Rules
 from ..engine.scoring import MAX_HAND_POINTS
 
-__all__ = ["MTD_STEPS", "Solver", "SolverBudgetExceeded"]
+__all__ = ["Solver", "SolverBudgetExceeded"]
 
-#: Zero-window tests at the root before a full window between the bounds found (MTD(f)).
-MTD_STEPS = 12
 #: Bytes of one transposition-table entry: the key (5 x 8), two bounds (2 x 8), meta (8).
 ENTRY_BYTES = 64
 
@@ -390,6 +390,37 @@ def _points(cards):
 
 
 @_inline
+def _sure_trump_points(cfg, st, d, live):
+    """(side, points): the side whose seats hold the strongest trumps in play (``live``: the
+    hands, the trick, the stock and the turned card) and the points of that run of trumps held
+    (-1, 0.0 if a card in the trick, the stock or the turned card is the strongest). Each card of
+    the run wins its trick for the side whenever it is played (only a stronger trump beats it,
+    and those are the side's own), so once every card is to be played (no Tute may end the
+    hand) the side is sure to take those points, and the other sides can no longer take them."""
+    trump = st.trump[d]
+    held = _ZERO
+    for seat in range(st.hands.shape[1]):
+        held |= st.hands[d, seat]
+    side, points = -1, 0
+    for k in range(10):
+        c = _SUIT_ORDER[trump, k]
+        bit = BIT[c]
+        if (live & bit) == _ZERO:
+            continue  # played: beats nothing now
+        if (held & bit) == _ZERO:
+            break  # in the trick, the stock or turned: the run ends
+        owner = -1
+        for seat in range(st.hands.shape[1]):
+            if (st.hands[d, seat] & bit) != _ZERO:
+                owner = side_of(cfg, seat)
+        if side >= 0 and owner != side:
+            break
+        side = owner
+        points += CARD_POINTS[c]
+    return side, np.float64(points)
+
+
+@_inline
 def _reachable_value_bounds(cfg, st, d, max_side, point_weight):
     """(lo, hi): bounds on lane ``d``'s value, from the totals each side can still reach: now,
     to now + every point left in play (the cards, the last trick's 10, the cantes it may still
@@ -409,6 +440,14 @@ def _reachable_value_bounds(cfg, st, d, max_side, point_weight):
         if st.trick[d, seat] >= 0:
             in_trick |= BIT[st.trick[d, seat]]
     left = np.float64(_points(unplayed | in_trick) + LAST_TRICK_BONUS)
+    any_tute = False
+    for seat in range(n):
+        reach = st.hands[d, seat] | (pending if drawing else _ZERO)
+        any_tute |= cfg[CFG_TUTE_RULE] != 0 and ((reach & KINGS) == KINGS or (reach & KNIGHTS) == KNIGHTS)
+    sure_side, sure = -1, 0.0  # no Tute may end the hand early: every card is played
+    if not any_tute:
+        live = unplayed | in_trick | (BIT[st.turned_card[d]] if st.turned_card[d] >= 0 else _ZERO)
+        sure_side, sure = _sure_trump_points(cfg, st, d, live)
     own_lo = own_hi = others_lo = others_hi = 0.0
     other_lo_max = other_hi_max = -1.0
     own_tute = other_tute = False
@@ -426,6 +465,10 @@ def _reachable_value_bounds(cfg, st, d, max_side, point_weight):
                 sung += 40 if suit == st.trump[d] else 20
         lo = np.float64(st.card_points[d, sd] + st.cante_points[d, sd])
         hi = lo + left + sung
+        if sd == sure_side:
+            lo += sure
+        elif sure_side >= 0:
+            hi -= sure
         if sd == max_side:
             own_lo, own_hi, own_tute = lo, hi, tute
         else:
@@ -766,30 +809,45 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
 @_hot
 def _mtdf(cfg, st, buf, root, guess, ctx, fctx, tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels,
           proven):
-    """The exact value of lane ``root`` by MTD(f) from ``guess``: zero-window tests, then a full
-    window between the bounds after MTD_STEPS of them. ``proven`` (2,): the bounds the tests
-    proved (both the value when it is found; those of the finished tests when out of budget)."""
-    lo, hi, g = -np.inf, np.inf, guess
-    steps = 0
+    """The exact value of lane ``root`` by zero-window tests from ``guess`` (MTD(f)'s, with
+    growing steps and bisection): between the bounds of the totals left (lo, hi), each test "is
+    the value >= t?" raises lo or lowers hi to the fail-soft result; the next test is ``guess``'s
+    own first (is the bound found the value?), then steps of growing size (one point's worth,
+    doubled each time) in the direction of the last result, and once the value is bracketed (a
+    result each way) the middle of the bounds. Plain MTD(f) (always test the last result) creeps
+    a point at a time when the guess is far off. ``proven`` (2,): the bounds proved (both the
+    value when it is found; those of the finished tests when out of budget)."""
+    point_weight = fctx[_POINT_WEIGHT]
+    lo, hi = _reachable_value_bounds(cfg, st, root, ctx[_MAX_SIDE], point_weight)
+    base = max(abs(point_weight) / MAX_HAND_POINTS, 1e-9)
+    g = min(max(guess, lo), hi)
+    test = g if g > lo else np.nextafter(g, np.inf)
+    step, last, bracketed = 0.0, 0, False
     while lo < hi:
-        if steps == MTD_STEPS:
-            g = _search(cfg, st, buf, root, np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf), ctx, fctx,
-                        tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels)
-            if ctx[_EXCEEDED] == 0:
-                lo = hi = g
-            break
-        test = g if g > lo else np.nextafter(g, np.inf)  # is the value >= test?
         g = _search(cfg, st, buf, root, np.nextafter(test, -np.inf), test, ctx, fctx,
                     tt_key, tt_bound, tt_meta, hist, moves, scores, rep, fw, iw, keys, hashes, labels)
         if ctx[_EXCEEDED] != 0:
             break
-        if g < test:
-            hi = g
+        up = 1 if g >= test else -1  # fail-soft: the value is >= g, or <= g
+        if up > 0:
+            lo = max(lo, g)
         else:
-            lo = g
-        steps += 1
+            hi = min(hi, g)
+        if lo >= hi:
+            break
+        if last != 0 and up != last:
+            bracketed = True
+        step = (base if step == 0.0 else 2.0 * step) if up == last or last == 0 else 0.0
+        last = up
+        if bracketed:
+            test = lo + (hi - lo) / 2.0
+        elif up > 0:
+            test = lo + step
+        else:
+            test = hi - step if step > 0.0 else hi
+        test = min(max(test, np.nextafter(lo, np.inf)), hi)
     proven[0], proven[1] = lo, hi
-    return 0.0 if ctx[_EXCEEDED] != 0 else g
+    return 0.0 if ctx[_EXCEEDED] != 0 else lo
 
 
 @numba.njit(cache=True, error_model="numpy")  # allocates: reference counted
