@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.base import shipped_presets
 from bench import peers
 from bench.__main__ import BATCHES, PRESETS
 
@@ -174,7 +175,7 @@ def test_search_speed_quick_writes_p50_p99_max_per_shipped_preset(tmp_path):
     header = _cells(next(line for line in lines if line.startswith("| preset")))
     assert header[:6] == ["preset", "moves", "mean s", "p50 s", "p99 s", "max s"]
     rows = {_cells(line)[0]: _cells(line) for line in lines if line.startswith("| ") and not line.startswith("| preset")}
-    assert set(rows) == {"partnership", "two_player"}
+    assert set(rows) == set(shipped_presets())
     for cells in rows.values():
         _, p50, p99, top = map(float, cells[2:6])
         assert int(cells[1]) > 0 and 0 < p50 <= p99 <= top

@@ -67,21 +67,25 @@ def test_page_and_options(client):
     assert [lv["name"] for lv in options["levels"]] == ["easy", "medium", "hard", "trained", "expert"]
     by_name = {lv["name"]: lv for lv in options["levels"]}
     assert by_name["expert"]["bot"] == "search" and by_name["expert"]["presets"] == by_name["trained"]["presets"]
-    assert by_name["expert"]["bots"] == {"two_player": "search+dds"} and by_name["hard"]["bots"] == {}
+    assert by_name["expert"]["bots"] == {"two_player": "search+dds", "partnership": "dds", "manita": "pimc"}
+    assert by_name["hard"]["bots"] == {}
     assert by_name["hard"]["presets"] is None
 
 
 @pytest.mark.slow
 def test_the_expert_is_the_top_of_its_ladder(client):
-    """two_player's expert is search+dds (it beats search), partnership's search."""
+    """The expert bot of each preset is its ladder's top (tests/test_ladder.py checks the data):
+    search+dds in two_player, dds in partnership, pimc in manita, search elsewhere."""
+    from agents.dds import DDSAgent
+    from agents.pimc import PIMCAgent
     from agents.search import SearchAgent, SearchDDSAgent
 
-    two = new_game(client, preset="two_player", level="expert")
-    assert two["bot"] == "search+dds" and two["labels"][1] == "search+dds"
-    assert isinstance(client.app.state.games.get(two["id"]).seating.policies[0], SearchDDSAgent)
-    four = new_game(client, preset="partnership", level="expert")
-    bot = client.app.state.games.get(four["id"]).seating.policies[0]
-    assert four["bot"] == "search" and type(bot) is SearchAgent
+    kinds = {"two_player": ("search+dds", SearchDDSAgent), "partnership": ("dds", DDSAgent),
+             "manita": ("pimc", PIMCAgent), "corriente": ("search", SearchAgent)}
+    for preset, (spec, kind) in kinds.items():
+        view = new_game(client, preset=preset, level="expert")
+        bot = client.app.state.games.get(view["id"]).seating.policies[0]
+        assert view["bot"] == spec and view["labels"][1] == spec and type(bot) is kind, preset
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -1089,7 +1093,7 @@ def test_the_page_in_spanish_and_remembered(browser_server, tmp_path):
     presets = [o.text for o in Select(driver.find_element(By.ID, "preset")).options]
     levels = [o.text for o in Select(driver.find_element(By.ID, "level")).options]
     assert "por parejas (4 jugadores)" in presets and "a dos (2 jugadores)" in presets
-    assert levels == ["fácil (greedy)", "medio (heuristic)", "difícil (pimc)", "entrenado (ppo)", "experto (search)"]
+    assert levels == ["fácil (greedy)", "medio (heuristic)", "difícil (pimc)", "entrenado (ppo)", "experto (dds)"]
     assert not any(w in " ".join(presets + levels) for w in ("players", "partnership", "easy", "medium", "hard"))
     # a replay's (and a review's) header: "human" and "vs" in Spanish
     game = WebGame("two_player", "easy", 0, seed=2)
