@@ -93,6 +93,14 @@ def load_or_new(preset: str, deals: int | None) -> LadderData:
     return data
 
 
+def name_machine(data: LadderData, date: str) -> None:
+    """Name this machine among the data's (with the date it first played), so the page's times say
+    where they were measured."""
+    here = machine()
+    if here not in data.machine:
+        data.machine = f"{data.machine}; {here} from {date}" if data.machine else here
+
+
 def reuse(data: LadderData, a: str, b: str) -> None:
     """A vs B's deals from an earlier run (:data:`REUSE`) as the pairing's first deals, if it has
     none yet and the first :data:`REPLAY_CHECK` deals played again now are equal to the file's
@@ -155,6 +163,7 @@ def play_missing(presets: list[str], pool: str, deals: int | None, chunk: int, w
                                   desc=f"[{preset}] {a} vs {b} deals {done}-{done + count - 1}")
             result.seconds = time.perf_counter() - start
             pairing = data.add(result, None if workers else time.process_time() - cpu)
+            name_machine(data, pairing.dates[-1])
             data.save(shipped_path(preset))
             done = pairing.deals
             if result.seconds >= 5 or done == data.num_deals:
@@ -248,6 +257,20 @@ def member_costs(data: LadderData) -> dict[str, float]:
     return costs
 
 
+def missing_cost(data: LadderData, costs: dict[str, float]) -> tuple[float, list[str]]:
+    """Seconds on one core the pool pairings not complete still need, at most (each deal left costs
+    both members' :func:`member_costs`), and the members whose cost is not known (left out)."""
+    seconds, unknown = 0.0, set()
+    for a, b, done in data.missing("full"):
+        unknown |= {m for m in (a, b) if m not in costs}
+        seconds += sum(costs.get(m, 0.0) for m in (a, b)) * (data.num_deals - done)
+    return seconds, [m for m in pool_agents(data.preset, "full") if m in unknown]
+
+
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else _minutes(seconds)
+
+
 def preset_section(data: LadderData) -> list[str]:
     from tute_lab.evaluation.ladder import missing_lines, pairing_text
 
@@ -275,9 +298,12 @@ def preset_section(data: LadderData) -> list[str]:
     todo = [(a, b) for a, b, n in data.missing("full") if not n]
     if todo:
         missing.append(f"pool pairings not played yet ({len(todo)}): " + ", ".join(f"{a} vs {b}" for a, b in todo))
-    if missing:
-        lines += ["", *(f"- {m}." for m in missing)]
     known = member_costs(data)
+    if missing:
+        left, unknown = missing_cost(data, known)
+        missing.append(f"what is missing, estimated the same way as a newcomer's ladder below: {_hours(left)} on "
+                       "one core" + (f" plus the share of {' and '.join(unknown)}, not measured yet" if unknown else ""))
+        lines += ["", *(f"- {m}." for m in missing)]
     rules = sum(known.get(m, 0.0) for m in pool_agents(preset, "rules"))
     unknown = [m for m in pool_agents(preset, "full") if m not in known]
     full = sum(known.values()) * data.num_deals
@@ -293,7 +319,7 @@ def preset_section(data: LadderData) -> list[str]:
 
 def page(ladders: dict[str, LadderData]) -> str:
     """docs/ladder.md from the shipped data."""
-    machines = sorted({d.machine for d in ladders.values() if d.machine})
+    machines = list(dict.fromkeys(m for d in ladders.values() for m in d.machine.split("; ") if m))
     lines = [
         "# The standing ladder",
         "",
@@ -339,7 +365,10 @@ def page(ladders: dict[str, LadderData]) -> str:
         "  member. The pool's games against each other are never played again. `--save [PATH]` adds",
         "  the result to your ladder file (default `~/.local/share/tute_env/ladder.json`, beside",
         "  tute-play's history), which `--ladder` alone lists after the table; nothing writes to the",
-        "  shipped data but `python -m bench.ladder`.",
+        "  shipped data but `python -m bench.ladder`. Measured: a network placed on partnership's full",
+        "  pool (seven members, 500 deals each) took 39 min on one core, 2026-12-07",
+        "  ([experiments/ladder_newcomer.md](experiments/ladder_newcomer.md)); each preset's section",
+        "  below estimates its own.",
         "- **Regenerating** the pool's data, this page, its pictures and the README's table:",
         "  `python -m bench.ladder` plays every pool pairing not yet in the data, 50 deals at a time,",
         "  saving after each, so a killed run resumes where it stopped (it names the pairings it",

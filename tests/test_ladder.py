@@ -305,6 +305,32 @@ def test_the_page_and_the_readme_table_are_what_the_data_make():
         assert (ROOT / "docs" / "img" / f"ladder_{preset}.png").stat().st_size > 1000
 
 
+def test_the_page_estimates_what_the_round_robin_still_needs():
+    # partnership's pool: random, greedy, heuristic and pimc have played each other; dds, ppo and
+    # search nothing yet. Each deal left costs both members' seconds a deal.
+    data = synthetic(deals=200)
+    costs = {"random": 0.0, "greedy": 0.0, "heuristic": 0.0, "pimc": 2.0, "dds": 3.0, "ppo": 0.0, "search": 1.0}
+    dds, ppo, search = 3 * 3 + (3 + 2), 0 + (0 + 2) + (0 + 3), 3 * 1 + (1 + 2) + (1 + 3) + (1 + 0)
+    assert bench_ladder.missing_cost(data, costs) == ((dds + ppo + search) * 200, [])
+    data.get("pimc", "heuristic").wins = data.get("pimc", "heuristic").wins[:50]  # 150 deals left
+    assert bench_ladder.missing_cost(data, costs) == ((dds + ppo + search) * 200 + 150 * 2.0, [])
+    unknown = {m: t for m, t in costs.items() if m != "dds"}  # dds's share left out, and named
+    assert bench_ladder.missing_cost(data, unknown) == ((dds - 3 * 4 + ppo - 3 + search - 3) * 200 + 150 * 2.0, ["dds"])
+
+
+def test_the_data_name_each_machine_that_played_them(monkeypatch):
+    data = synthetic(deals=40)
+    data.machine = "AMD EPYC, 2 cores"
+    monkeypatch.setattr(bench_ladder, "machine", lambda: "Intel Xeon, 2 cores")
+    bench_ladder.name_machine(data, "2026-12-07")
+    bench_ladder.name_machine(data, "2026-12-08")  # named once, with the first date
+    assert data.machine == "AMD EPYC, 2 cores; Intel Xeon, 2 cores from 2026-12-07"
+    other = synthetic(deals=40)
+    other.preset, other.machine = "two_player", "AMD EPYC, 2 cores"
+    page = bench_ladder.page({"partnership": data, "two_player": other})
+    assert "Times: seconds on AMD EPYC, 2 cores; Intel Xeon, 2 cores from 2026-12-07." in page
+
+
 def test_the_regeneration_resumes_and_skips_what_is_done(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(ladder, "DATA_DIR", tmp_path)
     bench_ladder.play_missing(["corriente"], "rules", deals=6, chunk=4, workers=None, progress=False)

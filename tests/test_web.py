@@ -67,7 +67,8 @@ def test_page_and_options(client):
     assert [lv["name"] for lv in options["levels"]] == ["easy", "medium", "hard", "trained", "expert"]
     by_name = {lv["name"]: lv for lv in options["levels"]}
     assert by_name["expert"]["bot"] == "search" and by_name["expert"]["presets"] == by_name["trained"]["presets"]
-    assert by_name["expert"]["bots"] == {"two_player": "search+dds", "partnership": "dds", "manita": "pimc"}
+    assert by_name["expert"]["bots"] == {"two_player": "search+dds", "partnership": "pimc", "manita": "pimc",
+                                         "three_player": "pimc", "two_player_10": "dds"}
     assert by_name["hard"]["bots"] == {}
     assert by_name["hard"]["presets"] is None
 
@@ -75,13 +76,13 @@ def test_page_and_options(client):
 @pytest.mark.slow
 def test_the_expert_is_the_top_of_its_ladder(client):
     """The expert bot of each preset is its ladder's top (tests/test_ladder.py checks the data):
-    search+dds in two_player, dds in partnership, pimc in manita, search elsewhere."""
+    search+dds in two_player, dds in two_player_10, pimc in partnership, search in corriente."""
     from agents.dds import DDSAgent
     from agents.pimc import PIMCAgent
     from agents.search import SearchAgent, SearchDDSAgent
 
-    kinds = {"two_player": ("search+dds", SearchDDSAgent), "partnership": ("dds", DDSAgent),
-             "manita": ("pimc", PIMCAgent), "corriente": ("search", SearchAgent)}
+    kinds = {"two_player": ("search+dds", SearchDDSAgent), "two_player_10": ("dds", DDSAgent),
+             "partnership": ("pimc", PIMCAgent), "corriente": ("search", SearchAgent)}
     for preset, (spec, kind) in kinds.items():
         view = new_game(client, preset=preset, level="expert")
         bot = client.app.state.games.get(view["id"]).seating.policies[0]
@@ -1093,7 +1094,7 @@ def test_the_page_in_spanish_and_remembered(browser_server, tmp_path):
     presets = [o.text for o in Select(driver.find_element(By.ID, "preset")).options]
     levels = [o.text for o in Select(driver.find_element(By.ID, "level")).options]
     assert "por parejas (4 jugadores)" in presets and "a dos (2 jugadores)" in presets
-    assert levels == ["fácil (greedy)", "medio (heuristic)", "difícil (pimc)", "entrenado (ppo)", "experto (dds)"]
+    assert levels == ["fácil (greedy)", "medio (heuristic)", "difícil (pimc)", "entrenado (ppo)", "experto (pimc)"]
     assert not any(w in " ".join(presets + levels) for w in ("players", "partnership", "easy", "medium", "hard"))
     # a replay's (and a review's) header: "human" and "vs" in Spanish
     game = WebGame("two_player", "easy", 0, seed=2)

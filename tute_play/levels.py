@@ -15,9 +15,11 @@ NETWORK_LEVELS = ("trained", "expert")
 #: A level's agent where a preset's ladder has another top: (level, preset) -> spec. The expert
 #: level plays the top of the preset's shipped ladder (docs/ladder.md; tests/test_ladder.py checks
 #: it): search, but search+dds in two_player (0.514 against search over the ladder's 500 deals),
-#: dds in partnership and pimc in manita (level with search there, within their intervals).
-PRESET_LEVELS = {("expert", "two_player"): "search+dds", ("expert", "partnership"): "dds",
-                 ("expert", "manita"): "pimc"}
+#: pimc in partnership, manita and three_player (in partnership level with dds and search, within
+#: their intervals) and dds in two_player_10 (as hard plays pimc, hard and expert are one bot there).
+PRESET_LEVELS = {("expert", "two_player"): "search+dds", ("expert", "partnership"): "pimc",
+                 ("expert", "manita"): "pimc", ("expert", "three_player"): "pimc",
+                 ("expert", "two_player_10"): "dds"}
 #: Each level, its agent and the agent's help (the registry's); ``{}``: the presets with a shipped network.
 LEVEL_HELP = "; ".join(f"{level} = {spec} ({kind_help(spec)})" for level, spec in LEVELS.items()) + \
     " (trained and expert: presets {})" + "".join(f"; {level} in {preset}: {spec} ({kind_help(spec)})"
