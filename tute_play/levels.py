@@ -15,8 +15,8 @@ NETWORK_LEVELS = ("trained", "expert")
 #: A level's agent where a preset's ladder has another top: (level, preset) -> spec. The expert
 #: level plays the top of the preset's shipped ladder (docs/ladder.md; tests/test_ladder.py checks
 #: it): search, but search+dds in two_player (0.514 against search over the ladder's 500 deals),
-#: pimc in partnership, manita and three_player (in partnership level with dds and search, within
-#: their intervals) and dds in two_player_10 (as hard plays pimc, hard and expert are one bot there).
+#: pimc in partnership, manita and three_player (hard's bot too; in partnership level with dds and
+#: search, within their intervals) and dds in two_player_10.
 PRESET_LEVELS = {("expert", "two_player"): "search+dds", ("expert", "partnership"): "pimc",
                  ("expert", "manita"): "pimc", ("expert", "three_player"): "pimc",
                  ("expert", "two_player_10"): "dds"}
