@@ -46,10 +46,7 @@ The match options (R10) play no part: a value is that of the hand.
   points and rank order are kept), and positions alike but for which pointless cards are gone
   share an entry (the trumps keep their names while the exchange may still take one). Exact keys
   (four words), two entries a bucket (one kept for the larger position, one always
-  replaced), generations instead of clearing; its memory is bounded by ``table_mb``. An entry
-  is one cache line, and a position's bucket is fetched (a prefetch hint) as soon as its key is
-  known, while its value bounds are worked out: the probes' cache misses were a quarter of
-  the time;
+  replaced), generations instead of clearing; its memory is bounded by ``table_mb``;
 * a forced move (one legal action) below the root is played in place, with no key, table
   probe or copy of the lane;
 * bounds from the totals each side can still reach (the points now, up to every point left
@@ -144,7 +141,7 @@ _MAX_SIDE, _NODES, _NODE_LIMIT, _EXCEEDED, _GEN, _MERGE, _TIMED = range(7)
 _POINT_WEIGHT, _DEADLINE = range(2)
 # Per-depth search registers: ``fw`` (float64) and ``iw`` (int64).
 _ALPHA, _BETA, _ALPHA0, _BETA0, _BEST = range(5)
-_NMOVES, _NEXT, _BEST_MOVE, _MAXIMISING = range(4)
+_NMOVES, _NEXT, _BEST_MOVE, _MAXIMISING, _TABLED = range(5)
 _ENTER, _RETURN, _CHOOSE = range(3)
 _ZERO, _ONE = U64(0), U64(1)
 _M40 = U64((1 << 40) - 1)
@@ -773,8 +770,11 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
                 step_lane(cfg, st, d, _BIT_INDEX[(legal * _DEBRUIJN) >> U64(58)])
                 st.legal[d] = legal_set(cfg, st, d)
                 continue
-            hashes[d] = _key(cfg, st, d, keys[d], labels[d, 0], labels[d, 1])
-            _prefetch_row(tt_key, _bucket(tt_meta, hashes[d]))  # loads while the bounds are worked out
+            tabled = st.trick_size[d] == 0  # the table holds the positions between tricks only
+            iw[d, _TABLED] = tabled
+            if tabled:
+                hashes[d] = _key(cfg, st, d, keys[d], labels[d, 0], labels[d, 1])
+                _prefetch_row(tt_key, _bucket(tt_meta, hashes[d]))  # loads while the bounds are worked out
             low, high = _reachable_value_bounds(cfg, st, d, max_side, point_weight)
             if low >= fw[d, _BETA] or low == high:
                 value, phase = low, _RETURN
@@ -783,7 +783,7 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
                 value, phase = high, _RETURN
                 continue
             a, b = fw[d, _ALPHA], fw[d, _BETA]
-            found = _tt_lookup(tt_key, tt_meta, gen, hashes[d], keys[d])
+            found = _tt_lookup(tt_key, tt_meta, gen, hashes[d], keys[d]) if tabled else -1
             first = -1
             if found >= 0:
                 lo, hi = _bounds_at(tt_key, tt_bound, found, keys[d, 4], max_side, sides, monotone)
@@ -837,8 +837,9 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
                     lo = value
                 else:
                     lo = hi = value
-                _store(tt_key, tt_bound, tt_meta, gen, hashes[d], keys[d], lo, hi,
-                       _relabel_card(iw[d, _BEST_MOVE], labels[d, 0]), _cards_left(st, d), max_side, sides, monotone)
+                if iw[d, _TABLED]:
+                    _store(tt_key, tt_bound, tt_meta, gen, hashes[d], keys[d], lo, hi,
+                           _relabel_card(iw[d, _BEST_MOVE], labels[d, 0]), _cards_left(st, d), max_side, sides, monotone)
                 phase = _RETURN
 
 
@@ -1130,7 +1131,7 @@ def _table_views(entries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The transposition table's arrays (``tt_key``, ``tt_bound``, ``tt_meta``) as views of one
     buffer of ``entries`` rows of 64 bytes, a bucket (two rows) on one 128-byte boundary: a probe
     reads one bucket's memory, not three arrays' (the cache misses are most of a probe's cost).
-    Written once through (np.zeros would leave the pages to be faulted in during searches)."""
+    Written once through (np.empty would leave the pages to be faulted in during searches)."""
     raw = np.empty(entries * 8 + 16, np.uint64)
     raw.fill(0)
     skip = (-raw.ctypes.data % 128) // 8
