@@ -775,13 +775,14 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
             if tabled:
                 hashes[d] = _key(cfg, st, d, keys[d], labels[d, 0], labels[d, 1])
                 _prefetch_row(tt_key, _bucket(tt_meta, hashes[d]))  # loads while the bounds are worked out
-            low, high = _reachable_value_bounds(cfg, st, d, max_side, point_weight)
-            if low >= fw[d, _BETA] or low == high:
-                value, phase = low, _RETURN
-                continue
-            if high <= fw[d, _ALPHA]:
-                value, phase = high, _RETURN
-                continue
+            if tabled or d == root:
+                low, high = _reachable_value_bounds(cfg, st, d, max_side, point_weight)
+                if low >= fw[d, _BETA] or low == high:
+                    value, phase = low, _RETURN
+                    continue
+                if high <= fw[d, _ALPHA]:
+                    value, phase = high, _RETURN
+                    continue
             a, b = fw[d, _ALPHA], fw[d, _BETA]
             found = _tt_lookup(tt_key, tt_meta, gen, hashes[d], keys[d]) if tabled else -1
             first = -1
