@@ -34,7 +34,8 @@ The match options (R10) play no part: a value is that of the hand.
   the last value. Values are floats, but each is one of the finished hands' rewards, selected
   by max and min without arithmetic, so ``numpy.nextafter`` gives exact zero windows. When
   the guess is off, the tests step away from it by growing steps, then bisect the bounds;
-* a transposition table of lower and upper bounds keyed by what remains: every hand, the
+* a transposition table of lower and upper bounds of the positions between tricks (in
+  mid-trick few positions recur: they are neither keyed, probed nor stored), keyed by what remains: every hand, the
   trick in progress, the seat and kind of decision, the stock position and turned card,
   cantes sung and the rights to sing, the exchange and the order in which sides last won a
   trick (R9's tie). The points taken and sung so far are not in the key but kept with each
@@ -52,8 +53,8 @@ The match options (R10) play no part: a value is that of the hand.
 * bounds from the totals each side can still reach (the points now, up to every point left
   in play, its cantes and the last trick's 10; Tute (R8b) wins whatever the points), less
   the sure points (DDS's quick tricks, in points): the side holding the strongest trumps in
-  play takes their points, since each wins its trick once played: a position whose outcome is
-  decided, or outside the window, is not searched further;
+  play takes their points, since each wins its trick once played: a position between tricks
+  whose outcome is decided, or outside the window, is not searched further;
 * move ordering: the table's best move, then declarations, the exchange, and cards by a rule
   of thumb (win a trick cheaply, give points to a partner's winning card, throw cheap cards),
   with a history of the cards that cut off before;
