@@ -35,10 +35,10 @@ The match options (R10) play no part: a value is that of the hand.
   by max and min without arithmetic, so ``numpy.nextafter`` gives exact zero windows. When
   the guess is off, the tests step away from it by growing steps, then bisect the bounds;
 * a transposition table of lower and upper bounds of the positions between tricks (in
-  mid-trick few positions recur: they are neither keyed, probed nor stored), keyed by what remains: every hand, the
-  trick in progress, the seat and kind of decision, the stock position and turned card,
-  cantes sung and the rights to sing, the exchange and the order in which sides last won a
-  trick (R9's tie). The points taken and sung so far are not in the key but kept with each
+  mid-trick few positions recur: they are neither keyed, probed nor stored), keyed by what
+  remains: every hand, the trick in progress, the seat and kind of decision, the stock
+  position and turned card, cantes sung and the rights to sing, the exchange and the order in
+  which sides last won a trick (R9's tie). The points taken and sung so far are not in the key but kept with each
   bound: a value never falls as the side's points so far rise and the others' fall (with a
   point weight >= 0), so a bound found at some totals holds at totals that dominate them
   (lines of play that reach the same cards with other points share entries). The key is by
@@ -1133,7 +1133,7 @@ def _table_views(entries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The transposition table's arrays (``tt_key``, ``tt_bound``, ``tt_meta``) as views of one
     buffer of ``entries`` rows of 64 bytes, a bucket (two rows) on one 128-byte boundary: a probe
     reads one bucket's memory, not three arrays' (the cache misses are most of a probe's cost).
-    Written once through (np.empty would leave the pages to be faulted in during searches)."""
+    Written once through (np.zeros would leave the pages to be faulted in during searches)."""
     raw = np.empty(entries * 8 + 16, np.uint64)
     raw.fill(0)
     skip = (-raw.ctypes.data % 128) // 8
