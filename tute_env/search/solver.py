@@ -627,8 +627,11 @@ def _prefetch_row(typingctx, table, row):
             cgutils.unpack_tuple(builder, array.strides), table_type.layout,
             [args[1], context.get_constant(types.intp, 0)])
         i32 = llvm_ir.IntType(32)
+        name = "llvm.prefetch.p0"  # the intrinsic's name with LLVM's opaque pointers (llvmlite >= 0.45)
+        if not getattr(pointer.type, "is_opaque", False):  # typed pointers: an i8* argument
+            pointer, name = builder.bitcast(pointer, llvm_ir.IntType(8).as_pointer()), "llvm.prefetch.p0i8"
         hint = llvm_ir.FunctionType(llvm_ir.VoidType(), [pointer.type, i32, i32, i32])
-        prefetch = cgutils.get_or_insert_function(builder.module, hint, "llvm.prefetch.p0")
+        prefetch = cgutils.get_or_insert_function(builder.module, hint, name)
         # a read (0), kept in every cache level (3), of data (1)
         builder.call(prefetch, [pointer, i32(0), i32(3), i32(1)])
         return context.get_dummy_value()
