@@ -6,15 +6,16 @@
     tute-play --preset manita --set target_games=2 --seat 1
 
 Levels: ``easy`` (the greedy bot: one ply, takes a trick with points cheaply), ``medium``
-(heuristic: counts cards, scores every card by its expected points), ``hard`` (pimc: searches
-over the deals consistent with what it has seen, about 0.05 s a move), ``trained`` (the shipped
-PPO agent) and ``expert`` (the top of the preset's ladder, docs/ladder.md: search, the same
-search over possible deals played out by the shipped network and valued by its critic, a
-fraction of a second a move; in two_player ``search+dds``, the search while the stock lasts and
-exact play once it is gone; dds in two_player_10, pimc in partnership, manita and
-three_player), both offered for the presets that have a shipped network (every preset); ``--opponent`` takes any agent spec instead (a name, a
-checkpoint, your own ``pkg.module:Name``: the grammar is :mod:`agents.registry`'s, docs/agents.md;
-in the partnership game your partner plays at the same level unless ``--partner`` says otherwise).
+(heuristic: counts cards, scores every card by its expected points), ``hard`` (pimc: searches over
+the deals consistent with what it has seen, about 0.05 s a move), ``trained`` (the shipped PPO
+agent) and ``expert`` (the top of the preset's ladder, docs/ladder.md: search, the same search over
+possible deals played out by the shipped network and valued by its critic, a fraction of a second a
+move; in two_player ``search+dds``, the search while the stock lasts and exact play once it is
+gone; dds in two_player_10, pimc in partnership, manita and three_player), both offered for the
+presets that have a shipped network (every preset); ``--opponent`` takes any agent spec instead (a
+name, a checkpoint, your own ``pkg.module:Name``: the grammar is :mod:`agents.registry`'s,
+docs/agents.md; in the partnership game your partner plays at the same level unless ``--partner``
+says otherwise).
 
 How to type moves: :mod:`tute_play.terminal`.
 

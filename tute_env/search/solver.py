@@ -34,20 +34,20 @@ The match options (R10) play no part: a value is that of the hand.
   the last value. Values are floats, but each is one of the finished hands' rewards, selected
   by max and min without arithmetic, so ``numpy.nextafter`` gives exact zero windows. When
   the guess is off, the tests step away from it by growing steps, then bisect the bounds;
-* a transposition table of lower and upper bounds of the positions between tricks (in
-  mid-trick few positions recur: they are neither keyed, probed nor stored), keyed by what
-  remains: every hand, the trick in progress, the seat and kind of decision, the stock
-  position and turned card, cantes sung and the rights to sing, the exchange and the order in
-  which sides last won a trick (R9's tie). The points taken and sung so far are not in the key but kept with each
-  bound: a value never falls as the side's points so far rise and the others' fall (with a
-  point weight >= 0), so a bound found at some totals holds at totals that dominate them
-  (lines of play that reach the same cards with other points share entries). The key is by
-  relative rank, as in bridge solvers: in each suit the pointless cards still in play are
-  relabelled 7, 6, 5, ... from the strongest down (they rank below every card worth points, so
-  points and rank order are kept), and positions alike but for which pointless cards are gone
-  share an entry (the trumps keep their names while the exchange may still take one). Exact keys
-  (four words), two entries a bucket (one kept for the larger position, one always
-  replaced), generations instead of clearing; its memory is bounded by ``table_mb``;
+* a transposition table of lower and upper bounds of the positions between tricks (in mid-trick
+  few positions recur: they are neither keyed, probed nor stored), keyed by what remains: every
+  hand, the trick in progress, the seat and kind of decision, the stock position and turned
+  card, cantes sung and the rights to sing, the exchange and the order in which sides last won a
+  trick (R9's tie). The points taken and sung so far are not in the key but kept with each
+  bound: a value never falls as the side's points so far rise and the others' fall (with a point
+  weight >= 0), so a bound found at some totals holds at totals that dominate them (lines of
+  play that reach the same cards with other points share entries). The key is by relative rank,
+  as in bridge solvers: in each suit the pointless cards still in play are relabelled 7, 6, 5,
+  ... from the strongest down (they rank below every card worth points, so points and rank order
+  are kept), and positions alike but for which pointless cards are gone share an entry (the
+  trumps keep their names while the exchange may still take one). Exact keys (four words), two
+  entries a bucket (one kept for the larger position, one always replaced), generations instead
+  of clearing; its memory is bounded by ``table_mb``;
 * a forced move (one legal action) below the root is played in place, with no key, table
   probe or copy of the lane;
 * bounds from the totals each side can still reach (the points now, up to every point left
@@ -142,7 +142,7 @@ _MAX_SIDE, _NODES, _NODE_LIMIT, _EXCEEDED, _GEN, _MERGE, _TIMED = range(7)
 _POINT_WEIGHT, _DEADLINE = range(2)
 # Per-depth search registers: ``fw`` (float64) and ``iw`` (int64).
 _ALPHA, _BETA, _ALPHA0, _BETA0, _BEST = range(5)
-_NMOVES, _NEXT, _BEST_MOVE, _MAXIMISING, _TABLED = range(5)
+_NMOVES, _NEXT, _BEST_MOVE, _MAXIMISING = range(4)
 _ENTER, _RETURN, _CHOOSE = range(3)
 _ZERO, _ONE = U64(0), U64(1)
 _M40 = U64((1 << 40) - 1)
@@ -775,7 +775,6 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
                 st.legal[d] = legal_set(cfg, st, d)
                 continue
             tabled = st.trick_size[d] == 0  # the table holds the positions between tricks only
-            iw[d, _TABLED] = tabled
             if tabled:
                 hashes[d] = _key(cfg, st, d, keys[d], labels[d, 0], labels[d, 1])
                 _prefetch_row(tt_key, _bucket(tt_meta, hashes[d]))  # loads while the bounds are worked out
@@ -842,7 +841,7 @@ def _search(cfg, st, buf, root, alpha, beta, ctx, fctx, tt_key, tt_bound, tt_met
                     lo = value
                 else:
                     lo = hi = value
-                if iw[d, _TABLED]:
+                if st.trick_size[d] == 0:  # tabled (lane d as entered: its children are below it)
                     _store(tt_key, tt_bound, tt_meta, gen, hashes[d], keys[d], lo, hi,
                            _relabel_card(iw[d, _BEST_MOVE], labels[d, 0]), _cards_left(st, d), max_side, sides, monotone)
                 phase = _RETURN
